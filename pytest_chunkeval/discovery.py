@@ -1,0 +1,54 @@
+"""Finding strategies and golden suites on disk.
+
+Strategy modules under the configured folder (default ``strategies/``) are imported by path, so the folder needs
+no ``__init__.py`` and is not put on ``sys.path``; importing one runs its ``@strategy`` decorators.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from .strategy import Registration, registry
+
+
+def load_strategy_modules(folder: Path) -> list[ModuleType]:
+    """Import every ``*.py`` in ``folder`` (sorted, ``_``-prefixed files skipped) and return the modules."""
+    modules: list[ModuleType] = []
+    if not folder.is_dir():
+        return modules
+    for path in sorted(folder.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        mod_name = f"chunkeval_strategies.{path.stem}"
+        existing = sys.modules.get(mod_name)
+        if existing is not None and getattr(existing, "__file__", None) == str(path):
+            modules.append(existing)
+            continue
+        spec = importlib.util.spec_from_file_location(mod_name, path)
+        if spec is None or spec.loader is None:  # pragma: no cover - only for exotic files
+            continue
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            sys.modules.pop(mod_name, None)
+            raise ImportError(f"{path}: could not import strategy module: {type(exc).__name__}: {exc}") from exc
+        modules.append(module)
+    return modules
+
+
+def strategies_in(folder: Path) -> dict[str, Registration]:
+    """Load ``folder`` and return the registry (which also holds strategies registered from conftests)."""
+    load_strategy_modules(folder)
+    return registry()
+
+
+def discover_suites(root: Path, patterns: list[str]) -> list[Path]:
+    """Golden files matching the glob ``patterns`` under ``root``, sorted for a stable order."""
+    found: set[Path] = set()
+    for pattern in patterns:
+        found.update(p.resolve() for p in root.glob(pattern) if p.is_file())
+    return sorted(found)
