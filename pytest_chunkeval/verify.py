@@ -1,0 +1,265 @@
+"""Independent recomputation of a JSON report's per-query metrics with trec_eval (pytrec_eval).
+
+The requirement (DESIGN.md, "Metric definitions"): every per-query metric in the report, in both modes, equals an
+independent trec_eval-semantics computation from the report's own rankings, chunk lists and the golden file, to 1e-9.
+
+Independence is the point, so this module shares no code with the harness: it reads the golden file with its own
+tiny loader, builds its own qrels (file mode: file -> max grade; chunk mode: every chunk in the report's ``chunks``
+list that overlaps a relevant item) and its own runs, and lets trec_eval score them.  The ranking order stored in the
+report is authoritative: runs get strictly decreasing synthetic scores by rank, so trec_eval's own tie-break
+(score desc, docno desc) cannot reorder them.  trec_eval drops queries without relevant documents or without
+retrieved documents; those are scored 0.0 explicitly here, as the harness does.
+
+Usage: ``python -m pytest_chunkeval.verify REPORT.json [...]`` prints each mismatch and
+"N metrics checked, M mismatches"; the exit status is 1 when anything mismatches.
+
+pytrec_eval is a test/verification dependency (``pip install -e .[test]``) and is imported only when needed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import posixpath
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["VerifyResult", "check_report", "verify_report", "load_golden", "main"]
+
+TOLERANCE = 1e-9
+MODES = ("file", "chunk")
+
+
+@dataclass
+class VerifyResult:
+    """How many report numbers were compared, and a description of each one that differs or could not be checked."""
+
+    checked: int = 0
+    mismatches: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------------- golden loading
+
+
+def _norm(path: str) -> str:
+    return posixpath.normpath(str(path).replace("\\", "/"))
+
+
+def _lines(value: Any) -> tuple[int, int] | None:
+    if value is None or value == []:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value, value)
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return (int(value[0]), int(value[1]))
+    raise ValueError(f"lines must be [start, end], got {value!r}")
+
+
+def load_golden(path: Path) -> dict[str, list[tuple[str, tuple[int, int] | None, int]]]:
+    """Query id -> relevant items ``(path, lines or None, grade)`` from a YAML or JSONL golden file.
+
+    Accepts a YAML/JSON list of queries or a mapping with a ``queries`` list, and JSONL with one query per line
+    (optionally after a header line that has neither ``id`` nor ``query``, such as ``{"corpus": "src"}``).
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    if Path(path).suffix.lower() == ".jsonl":
+        raw = [json.loads(line) for line in text.splitlines() if line.strip()]
+        if raw and isinstance(raw[0], Mapping) and "id" not in raw[0] and "query" not in raw[0]:
+            raw = raw[1:]
+    else:
+        import yaml
+
+        raw = yaml.safe_load(text)
+        if isinstance(raw, Mapping):
+            raw = raw.get("queries")
+    if not isinstance(raw, list):
+        raise ValueError(f"{path}: expected a list of queries")
+    out: dict[str, list[tuple[str, tuple[int, int] | None, int]]] = {}
+    for q in raw:
+        items = []
+        for item in q.get("relevant") or []:
+            if isinstance(item, str):
+                item = {"path": item}
+            grade = item.get("grade")
+            items.append((_norm(item["path"]), _lines(item.get("lines")), 1 if grade is None else int(grade)))
+        out[str(q["id"])] = items
+    return out
+
+
+# ------------------------------------------------------------------------------------------------- qrels and runs
+
+
+def _chunk_grade(path: str, start: int, end: int, items: Sequence[tuple[str, tuple[int, int] | None, int]]) -> int:
+    grade = 0
+    for ipath, lines, igrade in items:
+        if ipath == path and (lines is None or (start <= lines[1] and lines[0] <= end)):
+            grade = max(grade, igrade)
+    return grade
+
+
+def _trec_eval(qrels: dict, run: dict, k: int) -> dict[str, dict[str, float]]:
+    """Query id -> {"ndcg@k", "recall@k", "mrr@k"} from trec_eval, for queries that have qrels and a run."""
+    import pytrec_eval
+
+    qrels = {q: d for q, d in qrels.items() if d}
+    run = {q: d for q, d in run.items() if d}
+    if not qrels or not run:
+        return {}
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut.{k}", f"recall.{k}", "recip_rank"})
+    return {
+        q: {f"ndcg@{k}": m[f"ndcg_cut_{k}"], f"recall@{k}": m[f"recall_{k}"], f"mrr@{k}": m["recip_rank"]}
+        for q, m in evaluator.evaluate(run).items()
+    }
+
+
+def _synthetic(docnos: Sequence[str]) -> dict[str, float]:
+    # Strictly decreasing scores: trec_eval sorts by score first, so the report's order survives.
+    n = len(docnos)
+    return {d: float(n - i) for i, d in enumerate(docnos)}
+
+
+def _expected(
+    strategy: Mapping[str, Any], golden: Mapping[str, list], k: int, where: str, result: VerifyResult
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Mode -> query id -> metric -> trec_eval value, for every query of one strategy in the report."""
+    chunks: dict[str, tuple[str, int, int]] = {}
+    for c in strategy.get("chunks") or []:
+        chunks[str(c["id"])] = (_norm(c["path"]), int(c["start_line"]), int(c["end_line"]))
+
+    qrels: dict[str, dict[str, dict[str, int]]] = {"file": {}, "chunk": {}}
+    runs: dict[str, dict[str, dict[str, float]]] = {"file": {}, "chunk": {}}
+    for qid, entry in (strategy.get("queries") or {}).items():
+        qid = str(qid)
+        if qid not in golden:
+            result.mismatches.append(f"{where} query {qid!r}: not in the golden file")
+            continue
+        items = golden[qid]
+        file_qrels: dict[str, int] = {}
+        for ipath, _lines_, grade in items:
+            if grade > 0:
+                file_qrels[ipath] = max(file_qrels.get(ipath, 0), grade)
+        qrels["file"][qid] = file_qrels
+        qrels["chunk"][qid] = {
+            cid: g for cid, (p, s, e) in chunks.items() if (g := _chunk_grade(p, s, e, items)) > 0
+        }
+
+        top = list(entry.get("ranking") or [])[:k]
+        ids = [str(r["chunk_id"]) for r in top]
+        if len(set(ids)) != len(ids):
+            result.mismatches.append(f"{where} query {qid!r}: a chunk id appears twice in the top {k}")
+        for r in top:
+            cid = str(r["chunk_id"])
+            ref = (_norm(r["path"]), int(r["start_line"]), int(r["end_line"]))
+            if cid not in chunks:
+                result.mismatches.append(f"{where} query {qid!r}: ranked chunk {cid!r} is not in the chunks list")
+            elif chunks[cid] != ref:
+                result.mismatches.append(
+                    f"{where} query {qid!r}: ranked chunk {cid!r} is {ref} but the chunks list says {chunks[cid]}"
+                )
+        files: list[str] = []
+        for r in top:
+            p = _norm(r["path"])
+            if p not in files:
+                files.append(p)
+        runs["file"][qid] = _synthetic(files)
+        runs["chunk"][qid] = _synthetic(list(dict.fromkeys(ids)))
+
+    zeros = {f"ndcg@{k}": 0.0, f"recall@{k}": 0.0, f"mrr@{k}": 0.0}
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for mode in MODES:
+        scored = _trec_eval(qrels[mode], runs[mode], k)
+        # Queries trec_eval drops (nothing relevant, nothing retrieved) score 0.0.
+        out[mode] = {qid: scored.get(qid, dict(zeros)) for qid in runs[mode]}
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------ comparison
+
+
+def _close(actual: Any, expected: float) -> bool:
+    return (
+        isinstance(actual, (int, float))
+        and not isinstance(actual, bool)
+        and math.isfinite(actual)
+        and abs(actual - expected) <= TOLERANCE
+    )
+
+
+def _aggregate_value(value: Any) -> Any:
+    # An aggregate is a plain mean or a summary with a "mean" (and its interval).
+    return value.get("mean") if isinstance(value, Mapping) else value
+
+
+def check_report(report_path: Path) -> VerifyResult:
+    """Recompute every per-query metric of the report (and each aggregate mean) and compare within 1e-9."""
+    report_path = Path(report_path)
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    k = int(report.get("k", 10))
+    names = (f"ndcg@{k}", f"recall@{k}", f"mrr@{k}")
+    result = VerifyResult()
+    for suite_key, suite in (report.get("suites") or {}).items():
+        golden_path = Path(suite.get("golden") or suite_key)
+        if not golden_path.is_absolute():
+            golden_path = report_path.parent / golden_path
+        try:
+            golden = load_golden(golden_path)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            result.mismatches.append(f"suite {suite_key!r}: cannot read golden file {golden_path}: {exc}")
+            continue
+        for name, strategy in (suite.get("strategies") or {}).items():
+            where = f"{suite_key} / {name}"
+            expected = _expected(strategy, golden, k, where, result)
+            queries = strategy.get("queries") or {}
+            for mode in MODES:
+                for qid, values in expected[mode].items():
+                    reported = ((queries.get(qid) or {}).get("metrics") or {}).get(mode) or {}
+                    for metric in names:
+                        result.checked += 1
+                        actual = reported.get(metric)
+                        if not _close(actual, values[metric]):
+                            result.mismatches.append(
+                                f"{where} query {qid!r} {mode} {metric}: report {actual!r}, "
+                                f"trec_eval {values[metric]!r}"
+                            )
+                aggregate = ((strategy.get("aggregate") or {}).get(mode)) or {}
+                for metric in names:
+                    if metric not in aggregate or not expected[mode]:
+                        continue
+                    result.checked += 1
+                    per_query = [v[metric] for v in expected[mode].values()]
+                    mean = math.fsum(per_query) / len(per_query)
+                    actual = _aggregate_value(aggregate[metric])
+                    if not _close(actual, mean):
+                        result.mismatches.append(
+                            f"{where} aggregate {mode} {metric}: report {actual!r}, mean of trec_eval {mean!r}"
+                        )
+    return result
+
+
+def verify_report(report_path: Path) -> list[str]:
+    """Mismatch descriptions for the report at ``report_path``; an empty list means every number checked out."""
+    return check_report(report_path).mismatches
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        print("usage: python -m pytest_chunkeval.verify REPORT.json [REPORT.json ...]", file=sys.stderr)
+        return 2
+    checked = 0
+    mismatches: list[str] = []
+    for arg in args:
+        res = check_report(Path(arg))
+        checked += res.checked
+        mismatches.extend(f"{arg}: {m}" for m in res.mismatches)
+    for m in mismatches:
+        print(m)
+    print(f"{checked} metrics checked, {len(mismatches)} mismatches")
+    return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
