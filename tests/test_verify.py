@@ -194,3 +194,46 @@ def test_cli_prints_counts_and_exit_status(tmp_path: Path, capsys):
     out = capsys.readouterr().out
     assert "aggregate chunk ndcg@3" in out
     assert out.strip().endswith("30 metrics checked, 1 mismatches")
+
+
+def _random_cases():
+    # The generator of test_metrics.py (ties, overlapping chunks, whole-file items, grades 1-3, empty rankings).
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("_chunkeval_metric_cases", Path(__file__).with_name("test_metrics.py"))
+    module = sys.modules.get(spec.name)
+    if module is None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up while the class is created
+        spec.loader.exec_module(module)
+    return module.CASES[:150]
+
+
+@pytest.mark.parametrize("k", [3, 10])
+def test_random_reports_agree_and_wrong_rules_would_not(tmp_path: Path, k: int):
+    """Each random case becomes a strategy with one query; verify.py must agree with metrics.py on all of them."""
+    cases = _random_cases()
+    golden = {"queries": [
+        {"id": f"q{i}", "query": "x", "relevant": [
+            {"path": r.path, "grade": r.grade, **({"lines": list(r.lines)} if r.lines else {})} for r in c.relevant
+        ]}
+        for i, c in enumerate(cases)
+    ]}
+    (tmp_path / "g.json").write_text(json.dumps(golden))  # YAML is a superset of JSON
+    strategies = {}
+    for i, c in enumerate(cases):
+        strategies[f"s{i}"] = {
+            "chunks": [{"id": x.chunk_id, "path": x.path, "start_line": x.start_line, "end_line": x.end_line}
+                       for x in c.chunks],
+            "queries": {f"q{i}": {
+                "ranking": [{"chunk_id": r.chunk_id, "path": r.path, "start_line": r.start_line,
+                             "end_line": r.end_line, "score": r.score} for r in c.ranking],
+                "metrics": evaluate_query(c.ranking, c.relevant, c.chunks, k=k),
+            }},
+        }
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps({"k": k, "suites": {"g.json": {"golden": "g.json", "strategies": strategies}}}))
+    result = check_report(path)
+    assert result.mismatches == []
+    assert result.checked == len(cases) * 6
