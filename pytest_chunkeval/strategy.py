@@ -31,8 +31,12 @@ class Strategy:
     "nonws_chars" or "tokens") is the limit the quality checks hold the strategy to. ``fits_window`` promises that
     every chunk fits the embedder's token window, so truncation becomes a failure instead of a statistic.
     ``lossless`` promises every non-blank source line appears in some chunk, except the kinds of text named in
-    ``drops`` (e.g. ``{"comments"}``).
+    ``drops`` (e.g. ``{"comments"}``). ``size_applies_to`` says whether ``max_chunk_size`` bounds the whole
+    embedded ``text`` (header included) or only the source ``body``. ``unavailable``, when set, is the reason the
+    strategy cannot run here (an optional peer library missing); its items are skipped with that reason.
     """
+
+    unavailable: str | None = None
 
     name: str = ""
     version: str = "1"
@@ -40,6 +44,7 @@ class Strategy:
     extensions: tuple[str, ...] | None = None
     max_chunk_size: int | None = None
     size_unit: str = "chars"
+    size_applies_to: str = "text"
     fits_window: bool = False
     lossless: bool = True
     drops: frozenset[str] = frozenset()

@@ -1,0 +1,67 @@
+"""Accepted misses: queries a strategy is known not to find, recorded so CI fails only on *new* losses.
+
+Like a snapshot, the record is written by a flag (``--chunkeval-accept-misses``) and read on every run. A recorded
+miss that now hits fails too, as "fixed", until the record is refreshed: a stale record would otherwise hide the
+next regression of that query. Records are keyed by the retrieval settings (model, mode, k), because a miss under
+one setting says nothing about another.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+FILE_NAME = "accepted_misses.yaml"
+HEADER = (
+    "# Queries each strategy is known to miss (none of the relevant items in the top k), per retrieval setting.\n"
+    "# Written by `pytest --chunkeval --chunkeval-accept-misses`; review changes to it like a snapshot diff.\n"
+)
+
+
+def settings_key(model_id: str, retrieval: str, k: int) -> str:
+    return f"{model_id} | {retrieval} | k={k}"
+
+
+@dataclass
+class AcceptedMisses:
+    path: Path
+    data: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    dirty: bool = False
+
+    @classmethod
+    def load(cls, suite_dir: Path) -> "AcceptedMisses":
+        path = suite_dir / FILE_NAME
+        if not path.is_file():
+            return cls(path)
+        raw = yaml.safe_load(path.read_text("utf-8")) or {}
+        if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
+            raise ValueError(f"{path}: expected a mapping of settings -> strategy -> [query ids]")
+        data = {str(s): {str(n): [str(q) for q in (ids or [])] for n, ids in v.items()} for s, v in raw.items()}
+        return cls(path, data)
+
+    def ids(self, settings: str, strategy: str) -> set[str]:
+        return set(self.data.get(settings, {}).get(strategy, []))
+
+    def update(self, settings: str, strategy: str, ran: dict[str, bool]) -> None:
+        """Fold in this run's outcomes (query id -> hit) for the queries that ran; others keep their record."""
+        current = self.ids(settings, strategy)
+        new = {q for q in current if q not in ran} | {q for q, hit in ran.items() if not hit}
+        if new != current:
+            self.dirty = True
+        section = self.data.setdefault(settings, {})
+        if new:
+            section[strategy] = sorted(new)
+        else:
+            section.pop(strategy, None)
+            if not section:
+                self.data.pop(settings, None)
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        if not self.data:
+            self.path.unlink(missing_ok=True)
+            return
+        body = yaml.safe_dump(self.data, sort_keys=True, default_flow_style=False, allow_unicode=True)
+        self.path.write_text(HEADER + body, "utf-8")

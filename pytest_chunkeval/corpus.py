@@ -1,0 +1,61 @@
+"""Reading a suite's corpus: the text files under one folder, with stable relative paths and a content hash.
+
+Files that cannot be read as UTF-8 text are not silently dropped: they are listed in ``skipped`` with the reason,
+and the report shows the count.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+_BINARY_SNIFF = 8192
+
+
+@dataclass
+class Corpus:
+    root: Path
+    files: dict[str, str]  # posix path relative to root -> text
+    skipped: dict[str, str] = field(default_factory=dict)  # path -> reason
+
+    @cached_property
+    def content_hash(self) -> str:
+        """Hash of every path and its bytes: an index built from this corpus is reusable exactly while it holds."""
+        h = hashlib.sha256()
+        for path in sorted(self.files):
+            h.update(path.encode("utf-8") + b"\0")
+            h.update(hashlib.sha256(self.files[path].encode("utf-8")).digest())
+        return h.hexdigest()
+
+    @cached_property
+    def line_counts(self) -> dict[str, int]:
+        return {p: t.count("\n") + (0 if t.endswith("\n") or not t else 1) for p, t in self.files.items()}
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(len(t.encode("utf-8")) for t in self.files.values())
+
+
+def read_corpus(root: Path) -> Corpus:
+    """Every non-hidden regular file under ``root``, decoded as UTF-8 (BOM stripped, newlines kept as written)."""
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: corpus folder does not exist")
+    files: dict[str, str] = {}
+    skipped: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") or part == "__pycache__" for part in rel.parts) or not path.is_file():
+            continue
+        key = rel.as_posix()
+        data = path.read_bytes()
+        if b"\0" in data[:_BINARY_SNIFF]:
+            skipped[key] = "binary file"
+            continue
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            skipped[key] = f"not UTF-8 ({exc.reason} at byte {exc.start})"
+            continue
+        files[key] = text
+    return Corpus(root=root, files=files, skipped=skipped)

@@ -1,0 +1,213 @@
+"""One evaluation = one strategy on one golden suite: chunk, index, search every query, score.
+
+Plain functions and data, no pytest: the plugin's items ask the :class:`Evaluator` for a result and read it. Results
+are memoised, so the first item of a (suite, strategy) pays for the index and the others read from it.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from .chunk import Chunk
+from .chunking.fixed import FixedSizeChunker
+from .embed import EmbedCounts, Embedder
+from .fingerprint import index_fingerprint, strategy_fingerprint
+from .golden import GoldenSuite, Query
+from .index import IndexStore, Row, lock_path, table_name
+from .metrics import ChunkRef, Ranked, evaluate_query, hit, sort_ranking
+from .quality import QualityReport, check, token_counter
+from .stats import summarize
+from .strategy import Registration, handles
+
+MODES = ("file", "chunk")
+
+
+class Progress(Protocol):
+    def __call__(self, description: str, total: int) -> Callable[[int], None]: ...
+
+
+def _no_progress(description: str, total: int) -> Callable[[int], None]:
+    return lambda n: None
+
+
+@dataclass
+class Settings:
+    k: int = 10
+    retrieval: str = "hybrid"
+    depth: int = 50  # candidates fetched before the deterministic tie-break cuts to k
+    db_uri: str = ".chunkeval/lancedb"
+    cache_dir: Path = Path(".chunkeval")
+
+
+@dataclass
+class QueryOutcome:
+    query: Query
+    ranking: list[Ranked]
+    metrics: dict[str, dict[str, float]]
+    hit: bool
+
+
+@dataclass
+class StrategyRun:
+    suite: GoldenSuite
+    name: str
+    strategy: Any = None
+    skipped: str | None = None
+    files_handled: int = 0
+    chunks: list[tuple[str, Chunk]] = field(default_factory=list)
+    fallbacks: list[str] = field(default_factory=list)
+    table: str = ""
+    fingerprint: str = ""
+    reused: bool = False
+    index_bytes: int = 0
+    chunk_seconds: float = 0.0
+    build_seconds: float = 0.0
+    embed: EmbedCounts = field(default_factory=EmbedCounts)
+    outcomes: dict[str, QueryOutcome] = field(default_factory=dict)
+    aggregate: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    quality: QualityReport | None = None
+    strategy_stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text_bytes(self) -> int:
+        return sum(len(c.text.encode("utf-8")) for _, c in self.chunks)
+
+    def per_query(self, mode: str, metric: str) -> list[float]:
+        return [o.metrics[mode][metric] for o in self.outcomes.values()]
+
+
+def _chunk_file(strategy: Any, name: str, path: str, text: str, fallbacks: list[str]) -> list[Chunk]:
+    """The strategy's chunks for one file; an exception falls back to fixed windows and is counted, not raised."""
+    try:
+        chunks = list(strategy.chunk(path, text))
+    except Exception as exc:  # a strategy bug on one file must not sink the whole evaluation
+        fallbacks.append(f"{path}: {type(exc).__name__}: {exc}")
+        chunks = FixedSizeChunker(name=name).chunk(path, text)
+    return [c if c.path == path and c.strategy == name else _retag(c, path, name) for c in chunks]
+
+
+def _retag(chunk: Chunk, path: str, name: str) -> Chunk:
+    from dataclasses import replace
+
+    return replace(chunk, path=path, strategy=name)
+
+
+def skip_reason(suite: GoldenSuite, strategy: Any) -> str | None:
+    """Why ``strategy`` has nothing to evaluate on ``suite`` (None when it has): said, never silently skipped."""
+    reason = getattr(strategy, "unavailable", None)
+    if reason:
+        return str(reason)
+    if not any(handles(strategy, p) for p in suite.corpus.files):
+        exts = getattr(strategy, "extensions", None) or ()
+        return f"handles none of the {len(suite.corpus.files)} files of this suite (it handles {', '.join(exts)})"
+    return None
+
+
+class Evaluator:
+    """Holds the embedder, the index store and every result of the session."""
+
+    def __init__(self, settings: Settings, embedder: Embedder, store: IndexStore, progress: Progress | None = None):
+        self.settings = settings
+        self.embedder = embedder
+        self.store = store
+        self.progress = progress or _no_progress
+        self.runs: dict[tuple[Path, str], StrategyRun] = {}
+        self.query_embed = EmbedCounts()
+        self._query_vectors: dict[Path, dict[str, np.ndarray]] = {}
+        self._count_tokens: Callable[[list[str]], list[int]] | None = None
+
+    # -- public -------------------------------------------------------------------------------------------------
+    def run(self, suite: GoldenSuite, reg: Registration, strategy: Any | None = None) -> StrategyRun:
+        key = (suite.path.resolve(), reg.name)
+        if key not in self.runs:
+            self.runs[key] = self._evaluate(suite, reg, strategy if strategy is not None else reg.build())
+        return self.runs[key]
+
+    # -- stages -------------------------------------------------------------------------------------------------
+    def _evaluate(self, suite: GoldenSuite, reg: Registration, strategy: Any) -> StrategyRun:
+        run = StrategyRun(suite=suite, name=reg.name, strategy=strategy)
+        run.skipped = skip_reason(suite, strategy)
+        if run.skipped:
+            return run
+        self._chunk(run)
+        self._index(run, reg)
+        self._search(run)
+        return run
+
+    def _chunk(self, run: StrategyRun) -> None:
+        t0 = time.perf_counter()
+        strategy = run.strategy
+        if callable(getattr(strategy, "reset_stats", None)):
+            strategy.reset_stats()
+        by_file: dict[str, list[Chunk]] = {}
+        for path, text in sorted(run.suite.corpus.files.items()):
+            if not handles(strategy, path):
+                continue
+            run.files_handled += 1
+            by_file[path] = _chunk_file(strategy, run.name, path, text, run.fallbacks)
+            run.chunks.extend((f"{path}#{i}", c) for i, c in enumerate(by_file[path]))
+        run.chunk_seconds = time.perf_counter() - t0
+        if callable(getattr(strategy, "stats", None)):
+            run.strategy_stats = dict(strategy.stats() or {})
+        if self._count_tokens is None:
+            self._count_tokens = token_counter(self.embedder.model_dir)
+        run.quality = check(
+            strategy,
+            run.suite.corpus.files,
+            by_file,
+            window_tokens=self.embedder.max_tokens,
+            count_tokens=self._count_tokens,
+        )
+
+    def _index(self, run: StrategyRun, reg: Registration) -> None:
+        from filelock import FileLock
+
+        t0 = time.perf_counter()
+        run.fingerprint = index_fingerprint(
+            run.suite.corpus.content_hash, strategy_fingerprint(reg, run.strategy), self.embedder.cache_id
+        )
+        run.table = table_name(run.suite.name, run.name, run.fingerprint)
+        with FileLock(str(lock_path(self.settings.cache_dir / "locks", run.table))):
+            if self.store.exists(run.table):
+                run.reused = True
+            else:
+                texts = [c.text for _, c in run.chunks]
+                advance = self.progress(f"embedding {run.suite.name} · {run.name}", len(texts))
+                vectors, run.embed = self.embedder.encode(texts, advance)
+                rows = [Row(cid, c.path, c.start_line, c.end_line, c.text) for cid, c in run.chunks]
+                self.store.build(run.table, rows, vectors)
+                self.store.drop_stale(run.table.rsplit("__", 1)[0], run.table)
+        run.index_bytes = self.store.size_bytes(run.table)
+        run.build_seconds = time.perf_counter() - t0
+
+    def _queries(self, suite: GoldenSuite) -> dict[str, np.ndarray]:
+        key = suite.path.resolve()
+        if key not in self._query_vectors:
+            texts = [q.text for q in suite.queries]
+            vectors, counts = self.embedder.encode(texts, self.progress(f"embedding {suite.name} · queries", len(texts)))
+            self.query_embed.add(counts)
+            self._query_vectors[key] = {q.id: v for q, v in zip(suite.queries, vectors)}
+        return self._query_vectors[key]
+
+    def _search(self, run: StrategyRun) -> None:
+        k = self.settings.k
+        vectors = self._queries(run.suite)
+        by_id = {cid: c for cid, c in run.chunks}
+        refs = [ChunkRef(cid, c.path, c.start_line, c.end_line) for cid, c in run.chunks]
+        for q in run.suite.queries:
+            hits = self.store.search(run.table, vectors[q.id], q.text, self.settings.retrieval, max(self.settings.depth, k))
+            ranked = sort_ranking(
+                Ranked(h.chunk_id, by_id[h.chunk_id].path, by_id[h.chunk_id].start_line, by_id[h.chunk_id].end_line, h.score)
+                for h in hits
+                if h.chunk_id in by_id
+            )[:k]
+            metrics = evaluate_query(ranked, q.relevant, refs, k)
+            run.outcomes[q.id] = QueryOutcome(q, ranked, metrics, hit(ranked, q.relevant, k))
+        run.aggregate = {
+            mode: {m: summarize(run.per_query(mode, m)) for m in next(iter(run.outcomes.values())).metrics[mode]}
+            for mode in MODES
+        } if run.outcomes else {}

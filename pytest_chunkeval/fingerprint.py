@@ -1,0 +1,43 @@
+"""Index fingerprints: an index is reused exactly when nothing that feeds it has changed.
+
+What feeds a table: the corpus bytes, the strategy's name and version, the code that defines the strategy (its
+class hierarchy and the module that registered it), the files it reads (a grammar, a config), the embedder's
+weights, and this package's index layout. Change any of them and the fingerprint, hence the table name, changes.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Iterable
+
+from .strategy import Registration, code_files
+
+INDEX_LAYOUT_VERSION = "1"
+
+
+def _hash_files(h: "hashlib._Hash", paths: Iterable[Path]) -> None:
+    for path in sorted({Path(p).resolve() for p in paths}):
+        h.update(path.name.encode("utf-8") + b"\0")
+        try:
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+        except OSError:
+            h.update(b"<unreadable>")
+
+
+def strategy_fingerprint(reg: Registration, strategy: Any) -> str:
+    h = hashlib.sha256()
+    h.update(f"{reg.name}\0{getattr(strategy, 'version', '')}\0".encode("utf-8"))
+    origin_file = Path(reg.origin.rsplit(":", 1)[0])
+    files = [*code_files(strategy), origin_file]
+    _hash_files(h, files)
+    source_files = getattr(strategy, "source_files", None)
+    if callable(source_files):
+        _hash_files(h, source_files())
+    return h.hexdigest()
+
+
+def index_fingerprint(corpus_hash: str, strategy_fp: str, embedder_id: str) -> str:
+    h = hashlib.sha256()
+    for part in (INDEX_LAYOUT_VERSION, corpus_hash, strategy_fp, embedder_id):
+        h.update(part.encode("utf-8") + b"\0")
+    return h.hexdigest()

@@ -1,0 +1,197 @@
+"""Golden suites: queries with their relevant code, validated before anything is embedded.
+
+A mistake in golden data silently corrupts every number downstream, so loading is strict: the JSON Schema catches
+shape errors (unknown keys, wrong types, empty queries), and the checks after it catch what a schema cannot (duplicate
+ids, paths outside or missing from the corpus, line spans past the end of the file). Every error names the file, the
+line, the query id and the field.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from .corpus import Corpus, read_corpus
+from .metrics import Relevant
+
+
+class GoldenError(ValueError):
+    """One or more problems in a golden file; ``problems`` holds each as 'file:line: query 'id': field: reason'."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    text: str
+    relevant: tuple[Relevant, ...]
+    line: int = 0
+
+
+@dataclass
+class GoldenSuite:
+    path: Path  # the golden file
+    corpus: Corpus
+    queries: list[Query]
+    name: str = ""
+
+    @property
+    def corpus_dir(self) -> Path:
+        return self.corpus.root
+
+
+@lru_cache(maxsize=1)
+def _schema() -> dict[str, Any]:
+    return json.loads(resources.files("pytest_chunkeval").joinpath("schemas/golden.schema.json").read_text("utf-8"))
+
+
+def _yaml_positions(text: str) -> dict[tuple[Any, ...], int]:
+    """1-based line of every node in a YAML document, by its path of keys and indices."""
+    positions: dict[tuple[Any, ...], int] = {}
+
+    def walk(node: yaml.Node, where: tuple[Any, ...]) -> None:
+        positions[where] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                positions[where + (key.value,)] = key.start_mark.line + 1
+                walk(value, where + (key.value,))
+                positions.setdefault(where + (key.value,), key.start_mark.line + 1)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                walk(item, where + (i,))
+
+    root = yaml.compose(text)
+    if root is not None:
+        walk(root, ())
+    return positions
+
+
+def _load_document(path: Path) -> tuple[Any, dict[tuple[Any, ...], int]]:
+    text = path.read_text("utf-8")
+    if path.suffix.lower() == ".jsonl":
+        header: dict[str, Any] = {}
+        queries: list[Any] = []
+        positions: dict[tuple[Any, ...], int] = {}
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise GoldenError([f"{path}:{lineno}: invalid JSON: {exc.msg} (column {exc.colno})"]) from exc
+            if isinstance(obj, dict) and "query" not in obj and "id" not in obj and not queries:
+                header.update(obj)  # an optional first line like {"corpus": "src"}
+                for key in obj:
+                    positions[(key,)] = lineno
+                continue
+            positions[("queries", len(queries))] = lineno
+            queries.append(obj)
+        return {**header, "queries": queries}, positions
+    try:
+        data = yaml.safe_load(text)
+        positions = _yaml_positions(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise GoldenError([f"{path}{where}: invalid YAML: {getattr(exc, 'problem', None) or exc}"]) from exc
+    return data, positions
+
+
+def _line_for(positions: dict[tuple[Any, ...], int], where: tuple[Any, ...]) -> int:
+    while where and where not in positions:
+        where = where[:-1]
+    return positions.get(where, 1)
+
+
+def _query_id(data: Any, where: tuple[Any, ...]) -> str | None:
+    if len(where) >= 2 and where[0] == "queries" and isinstance(where[1], int):
+        try:
+            qid = data["queries"][where[1]].get("id")
+        except (AttributeError, IndexError, KeyError, TypeError):
+            return None
+        return qid if isinstance(qid, str) else None
+    return None
+
+
+def _field(where: tuple[Any, ...]) -> str:
+    rest = where[2:] if len(where) >= 2 and where[0] == "queries" else where
+    text = ""
+    for part in rest:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(document)"
+
+
+def load_golden(path: Path | str) -> GoldenSuite:
+    """Load and validate a golden file (YAML or JSONL) and read its corpus."""
+    import jsonschema
+
+    path = Path(path)
+    if not path.is_file():
+        raise GoldenError([f"{path}: golden file does not exist"])
+    data, positions = _load_document(path)
+    problems: list[str] = []
+
+    def problem(where: tuple[Any, ...], reason: str) -> None:
+        qid = _query_id(data, where)
+        who = f" query {qid!r}:" if qid else ""
+        problems.append(f"{path}:{_line_for(positions, where)}:{who} {_field(where)}: {reason}")
+
+    validator = jsonschema.Draft202012Validator(_schema())
+    for err in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+        problem(tuple(err.absolute_path), err.message)
+    if problems:
+        raise GoldenError(problems)
+
+    corpus_dir = (path.parent / data.get("corpus", "corpus")).resolve()
+    if not corpus_dir.is_dir():
+        raise GoldenError([f"{path}:{_line_for(positions, ('corpus',))}: corpus: folder {corpus_dir} does not exist"])
+    corpus = read_corpus(corpus_dir)
+
+    seen: dict[str, int] = {}
+    queries: list[Query] = []
+    for i, q in enumerate(data["queries"]):
+        where = ("queries", i)
+        line = _line_for(positions, where)
+        if q["id"] in seen:
+            problem(where + ("id",), f"duplicate id (first used at line {seen[q['id']]})")
+        seen.setdefault(q["id"], line)
+        relevant: list[Relevant] = []
+        for j, item in enumerate(q["relevant"]):
+            at = where + ("relevant", j)
+            rel = item["path"]
+            pure = PurePosixPath(rel.replace("\\", "/"))
+            if pure.is_absolute() or rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":"):
+                problem(at + ("path",), f"{rel!r} is absolute; paths are relative to the corpus {corpus_dir}")
+                continue
+            if ".." in pure.parts:
+                problem(at + ("path",), f"{rel!r} leaves the corpus {corpus_dir}")
+                continue
+            key = pure.as_posix()
+            if key not in corpus.files:
+                reason = corpus.skipped.get(key)
+                problem(at + ("path",), f"{rel!r} is not a readable file in the corpus {corpus_dir}" + (f" ({reason})" if reason else ""))
+                continue
+            lines = item.get("lines")
+            if lines is not None:
+                start, end = lines
+                n = corpus.line_counts[key]
+                if start > end:
+                    problem(at + ("lines",), f"start {start} is after end {end}")
+                    continue
+                if end > n:
+                    problem(at + ("lines",), f"[{start}, {end}] runs past the end of {key} ({n} lines)")
+                    continue
+            relevant.append(Relevant(key, tuple(lines) if lines else None, int(item.get("grade", 1))))
+        queries.append(Query(q["id"], " ".join(q["query"].split()), tuple(relevant), line))
+    if problems:
+        raise GoldenError(problems)
+    name = data.get("name") or path.parent.name
+    return GoldenSuite(path=path, corpus=corpus, queries=queries, name=name)

@@ -1,0 +1,177 @@
+"""LanceDB tables: one per (suite, strategy, fingerprint), with vectors and a full-text index over split identifiers.
+
+Tables live in an embedded database (``.chunkeval/lancedb``) or any LanceDB URI. A table whose name carries the
+current fingerprint is reused as is; building takes a file lock so parallel workers never build the same table twice.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .identifiers import split_words
+
+os.environ.setdefault("LANCEDB_LOG", "error")
+
+RETRIEVAL_MODES = ("hybrid", "vector", "fts")
+
+
+@dataclass
+class Row:
+    chunk_id: str
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+
+
+@dataclass
+class Hit:
+    chunk_id: str
+    score: float
+
+
+def table_name(suite_name: str, strategy: str, fingerprint: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9_]+", "_", f"{suite_name}__{strategy}").strip("_")
+    return f"{slug}__{fingerprint[:20]}"
+
+
+def _is_local(uri: str) -> bool:
+    return "://" not in uri or uri.startswith("file://")
+
+
+def _dir_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+class IndexStore:
+    """The database connection plus the operations the evaluation needs: ensure a table, measure it, search it."""
+
+    def __init__(self, uri: str, lock_dir: Path) -> None:
+        self.uri = uri
+        self.lock_dir = lock_dir
+        self._db: Any = None
+
+    @property
+    def db(self) -> Any:
+        if self._db is None:
+            import lancedb
+
+            if _is_local(self.uri):
+                Path(self.uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+            self._db = lancedb.connect(self.uri)
+        return self._db
+
+    def _names(self) -> set[str]:
+        listing = self.db.list_tables()
+        names = getattr(listing, "tables", listing)
+        return set(names)
+
+    def exists(self, name: str) -> bool:
+        if name not in self._names():
+            return False
+        try:
+            indices = self.db.open_table(name).list_indices()
+        except Exception:
+            return False
+        return any(getattr(i, "index_type", "") == "FTS" for i in indices)
+
+    def build(self, name: str, rows: Sequence[Row], vectors: np.ndarray) -> None:
+        """Create the table with its FTS index, compact it and drop old versions so its size is honest."""
+        import pyarrow as pa
+        from lancedb.index import FTS
+
+        dim = int(vectors.shape[1]) if len(rows) else 1
+        schema = pa.schema(
+            [
+                pa.field("chunk_id", pa.string()),
+                pa.field("path", pa.string()),
+                pa.field("start_line", pa.int32()),
+                pa.field("end_line", pa.int32()),
+                pa.field("text", pa.string()),
+                pa.field("words", pa.string()),
+                pa.field("vector", pa.list_(pa.float32(), dim)),
+            ]
+        )
+        data = pa.table(
+            {
+                "chunk_id": [r.chunk_id for r in rows],
+                "path": [r.path for r in rows],
+                "start_line": [r.start_line for r in rows],
+                "end_line": [r.end_line for r in rows],
+                "text": [r.text for r in rows],
+                "words": [split_words(r.text) for r in rows],
+                "vector": pa.FixedSizeListArray.from_arrays(
+                    pa.array(vectors.reshape(-1).astype(np.float32) if len(rows) else [], pa.float32()), dim
+                ),
+            },
+            schema=schema,
+        )
+        tbl = self.db.create_table(name, data=data, mode="overwrite")
+        # Code is not English prose: stemming and stop-word removal would merge or drop identifiers.
+        tbl.create_index(
+            "words",
+            config=FTS(with_position=False, stem=False, remove_stop_words=False, lower_case=True, ascii_folding=False),
+            replace=True,
+        )
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tbl.optimize(cleanup_older_than=timedelta(0))
+
+    def size_bytes(self, name: str) -> int:
+        if _is_local(self.uri):
+            path = Path(self.uri.removeprefix("file://")) / f"{name}.lance"
+            if path.is_dir():
+                return _dir_bytes(path)
+        stats = self.db.open_table(name).stats()
+        return int(stats.get("total_bytes", 0) if isinstance(stats, dict) else getattr(stats, "total_bytes", 0))
+
+    def drop_stale(self, prefix: str, keep: str) -> int:
+        """Drop older tables of the same (suite, strategy): only the current fingerprint is worth the disk."""
+        dropped = 0
+        for other in self._names():
+            if other != keep and other.rsplit("__", 1)[0] == prefix:
+                self.db.drop_table(other)
+                dropped += 1
+        return dropped
+
+    def search(self, name: str, vector: np.ndarray, text: str, mode: str, depth: int) -> list[Hit]:
+        """Top ``depth`` chunks with a score where higher is better, in the database's order."""
+        tbl = self.db.open_table(name)
+        words = split_words(text)
+        if mode not in RETRIEVAL_MODES:
+            raise ValueError(f"unknown retrieval mode {mode!r}; choose one of {', '.join(RETRIEVAL_MODES)}")
+        if mode == "fts" and not words:
+            return []
+        # A query with no word characters has nothing for BM25: hybrid degrades to its vector half.
+        if mode == "vector" or not words:
+            res = tbl.search(vector, query_type="vector").distance_type("cosine").limit(depth).select(["chunk_id"]).to_list()
+            return [Hit(r["chunk_id"], 1.0 - float(r["_distance"])) for r in res]
+        if mode == "fts":
+            res = tbl.search(words, query_type="fts").limit(depth).select(["chunk_id"]).to_list()
+            return [Hit(r["chunk_id"], float(r["_score"])) for r in res]
+        from lancedb.rerankers import RRFReranker
+
+        res = (
+            tbl.search(query_type="hybrid")
+            .vector(vector)
+            .text(words)
+            .distance_type("cosine")
+            .rerank(RRFReranker())
+            .limit(depth)
+            .select(["chunk_id"])
+            .to_list()
+        )
+        return [Hit(r["chunk_id"], float(r["_relevance_score"])) for r in res]
+
+
+def lock_path(lock_dir: Path, name: str) -> Path:
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    return lock_dir / f"{name}.lock"

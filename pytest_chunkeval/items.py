@@ -1,0 +1,195 @@
+"""The pytest nodes: a golden file collects one node per strategy, which collects its query and quality items.
+
+Node ids read like ``golden/avap/queries.yaml::fixed_size::error-handling``, so ``-k fixed_size`` or
+``-k error-handling`` select what a user expects.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterator
+
+import pytest
+
+from .golden import GoldenError, GoldenSuite
+from .strategy import Registration
+
+if TYPE_CHECKING:
+    from .evaluate import QueryOutcome, StrategyRun
+    from .session import ChunkevalState
+
+STATE_KEY: pytest.StashKey["ChunkevalState"] = pytest.StashKey()
+QUALITY_CHECKS = ("lossless", "size-limit", "token-window")
+
+
+def state_of(node: pytest.Item | pytest.Collector) -> "ChunkevalState":
+    return node.config.stash[STATE_KEY]
+
+
+class GoldenFile(pytest.File):
+    """A golden suite file (YAML or JSONL)."""
+
+    def collect(self) -> Iterator[pytest.Node]:
+        state = state_of(self)
+        try:
+            suite = state.suite(self.path)
+        except GoldenError as exc:
+            raise self.CollectError(str(exc)) from None
+        for name, reg in state.load_strategies().items():
+            yield StrategyNode.from_parent(self, name=name, suite=suite, reg=reg)
+
+
+class StrategyNode(pytest.Collector):
+    def __init__(self, *, suite: GoldenSuite, reg: Registration, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.suite = suite
+        self.reg = reg
+        self.add_marker("chunkeval")
+
+    def collect(self) -> Iterator[pytest.Item]:
+        state = state_of(self)
+        try:
+            strategy = state.strategy(self.reg)
+        except Exception as exc:
+            raise self.CollectError(f"strategy {self.reg.name!r} ({self.reg.origin}) failed to build: {exc}") from exc
+        from .evaluate import skip_reason
+
+        reason = skip_reason(self.suite, strategy)
+        if reason:
+            yield SkippedStrategyItem.from_parent(self, name="skipped", reason=reason)
+            return
+        for q in self.suite.queries:
+            yield QueryItem.from_parent(self, name=q.id, query_id=q.id)
+        for check in QUALITY_CHECKS:
+            yield QualityItem.from_parent(self, name=f"quality[{check}]", check=check)
+
+
+class _EvalItem(pytest.Item):
+    @property
+    def strategy_node(self) -> StrategyNode:
+        assert isinstance(self.parent, StrategyNode)
+        return self.parent
+
+    def evaluation(self) -> "StrategyRun":
+        node = self.strategy_node
+        state = state_of(self)
+        return state.evaluator().run(node.suite, node.reg, state.strategy(node.reg))
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, self.nodeid
+
+
+class SkippedStrategyItem(_EvalItem):
+    def __init__(self, *, reason: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.reason = reason
+
+    def runtest(self) -> None:
+        pytest.skip(f"{self.strategy_node.reg.name}: {self.reason}")
+
+
+class QueryMiss(AssertionError):
+    pass
+
+
+class QueryFixed(AssertionError):
+    pass
+
+
+def describe_outcome(outcome: "QueryOutcome", k: int) -> list[str]:
+    from .metrics import chunk_grade
+
+    q = outcome.query
+    lines = [f"query {q.id!r}: {q.text}", "relevant:"]
+    for r in q.relevant:
+        span = f" lines {r.lines[0]}-{r.lines[1]}" if r.lines else ""
+        lines.append(f"  {r.path}{span} (grade {r.grade})")
+    lines.append(f"top {k} retrieved:")
+    for i, r in enumerate(outcome.ranking, 1):
+        mark = "✓" if chunk_grade(r.path, r.start_line, r.end_line, q.relevant) else " "
+        lines.append(f"  {i:2d}. {mark} {r.path}:{r.start_line}-{r.end_line}  score {r.score:.4f}")
+    if not outcome.ranking:
+        lines.append("  (nothing)")
+    m = outcome.metrics
+    lines.append("metrics: " + ", ".join(f"{mode} " + " ".join(f"{k_}={v:.3f}" for k_, v in m[mode].items()) for mode in m))
+    return lines
+
+
+class QueryItem(_EvalItem):
+    def __init__(self, *, query_id: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.query_id = query_id
+
+    def runtest(self) -> None:
+        state = state_of(self)
+        node = self.strategy_node
+        run = self.evaluation()
+        outcome = run.outcomes[self.query_id]
+        self.outcome = outcome
+        state.record(node.suite, node.reg.name, self.query_id, outcome.hit)
+        if state.options.accept_misses:
+            return
+        accepted = self.query_id in state.accepted_for(node.suite).ids(state.settings_key, node.reg.name)
+        if not outcome.hit and accepted:
+            pytest.xfail(f"accepted miss (recorded in {state.accepted_for(node.suite).path.name})")
+        if not outcome.hit:
+            raise QueryMiss("none of the relevant items is in the top k")
+        if accepted:
+            raise QueryFixed("recorded as an accepted miss but now retrieved")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, (QueryMiss, QueryFixed)):
+            state = state_of(self)
+            k = state.options.k
+            head = (
+                f"MISS: no relevant item in the top {k} for {self.strategy_node.reg.name}"
+                if isinstance(excinfo.value, QueryMiss)
+                else f"FIXED: this query was an accepted miss and is now retrieved; refresh the record with "
+                f"--chunkeval-accept-misses ({state.accepted_for(self.strategy_node.suite).path})"
+            )
+            tail = [] if isinstance(excinfo.value, QueryFixed) else [
+                "If this miss is expected, record it with `pytest --chunkeval --chunkeval-accept-misses`."
+            ]
+            return "\n".join([head, *describe_outcome(self.outcome, k), *tail])
+        return super().repr_failure(excinfo)
+
+
+class QualityFailure(AssertionError):
+    pass
+
+
+class QualityItem(_EvalItem):
+    def __init__(self, *, check: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.check = check
+
+    def runtest(self) -> None:
+        run = self.evaluation()
+        q = run.quality
+        assert q is not None
+        name = run.name
+        if self.check == "lossless":
+            if not q.claims_lossless:
+                pytest.skip(f"{name} does not claim to be lossless (line coverage {q.coverage:.1%})")
+            if q.uncovered:
+                raise QualityFailure(
+                    f"{name} claims to be lossless but {len(q.uncovered)} of {q.lines_checked} non-blank lines are in no chunk:\n"
+                    + "\n".join(f"  {u}" for u in q.uncovered[:15])
+                )
+        elif self.check == "size-limit":
+            if q.max_chunk_size is None:
+                pytest.skip(f"{name} declares no size limit (largest chunk: {q.largest} {q.size_unit})")
+            if q.over_limit:
+                raise QualityFailure(
+                    f"{len(q.over_limit)} of {q.chunks} chunks exceed {name}'s limit of {q.max_chunk_size} {q.size_unit}:\n"
+                    + "\n".join(f"  {o}" for o in q.over_limit[:15])
+                )
+        elif self.check == "token-window":
+            summary = f"{q.over_window} of {q.chunks} chunks ({q.window_share:.1%}) exceed the embedder's {q.window_tokens}-token window and are truncated"
+            if not q.fits_window:
+                pytest.skip(f"{name} does not promise to fit the window: {summary}")
+            if q.over_window:
+                raise QualityFailure(f"{name} promises every chunk fits, but {summary}:\n" + "\n".join(f"  {e}" for e in q.over_window_examples))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, QualityFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)

@@ -1,0 +1,189 @@
+"""Chunk quality checks: the properties peers get wrong, measured the same way for every strategy.
+
+Lossless: every non-blank source line can be found in some chunk that claims its line. Within size: no chunk over
+the strategy's declared limit. Token window: how many chunks the embedder truncates (all-MiniLM-L6-v2 reads 256
+tokens; a 1,000-character Python chunk averages ~285), a failure only where the strategy promises to fit. Tiny
+chunks: a share, because fragments without context retrieve badly.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .chunk import Chunk
+
+TINY_NONWS_CHARS = 50
+_WS = re.compile(r"\s+")
+
+
+@dataclass
+class QualityReport:
+    chunks: int = 0
+    claims_lossless: bool = True
+    lines_checked: int = 0
+    uncovered: list[str] = field(default_factory=list)  # "path:line: text"
+    max_chunk_size: int | None = None
+    size_unit: str = "chars"
+    over_limit: list[str] = field(default_factory=list)  # "path:start-end: size"
+    largest: int = 0
+    window_tokens: int = 256
+    over_window: int = 0
+    fits_window: bool = False
+    over_window_examples: list[str] = field(default_factory=list)
+    tiny: int = 0
+
+    @property
+    def coverage(self) -> float:
+        return 1.0 if not self.lines_checked else 1 - len(self.uncovered) / self.lines_checked
+
+    @property
+    def window_share(self) -> float:
+        return self.over_window / self.chunks if self.chunks else 0.0
+
+    @property
+    def tiny_share(self) -> float:
+        return self.tiny / self.chunks if self.chunks else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "chunks": self.chunks,
+            "claims_lossless": self.claims_lossless,
+            "line_coverage": self.coverage,
+            "uncovered_lines": len(self.uncovered),
+            "max_chunk_size": self.max_chunk_size,
+            "size_unit": self.size_unit,
+            "over_limit": len(self.over_limit),
+            "largest": self.largest,
+            "window_tokens": self.window_tokens,
+            "over_window": self.over_window,
+            "over_window_share": self.window_share,
+            "fits_window": self.fits_window,
+            "tiny": self.tiny,
+            "tiny_share": self.tiny_share,
+        }
+
+
+def nonws_len(text: str) -> int:
+    return len(_WS.sub("", text))
+
+
+def measure(text: str, unit: str, count_tokens: Callable[[list[str]], list[int]]) -> int:
+    if unit == "chars":
+        return len(text)
+    if unit == "nonws_chars":
+        return nonws_len(text)
+    if unit == "tokens":
+        return count_tokens([text])[0]
+    raise ValueError(f"unknown size unit {unit!r} (chars, nonws_chars, tokens)")
+
+
+def token_counter(model_dir: Path | None) -> Callable[[list[str]], list[int]]:
+    """Batch token counts with the embedder's own tokenizer (special tokens included, nothing truncated)."""
+    from .model_files import default_model_dir, tokenizer_for
+
+    tok = tokenizer_for(model_dir if model_dir and (model_dir / "tokenizer.json").is_file() else default_model_dir())
+
+    def count(texts: list[str]) -> list[int]:
+        return [len(e.ids) for e in tok.encode_batch(texts)]
+
+    return count
+
+
+def _merged(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(intervals):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _uncovered_lines(path: str, text: str, chunks: Sequence[Chunk], exempt: set[int]) -> tuple[int, list[str]]:
+    """Non-blank lines no chunk holds.
+
+    A chunk whose body is exactly the file's bytes at its offsets covers those bytes, so a line cut in two by
+    window boundaries still counts as kept. A chunk that rewrites its text (blanked comments, a rendered AST)
+    covers a line of its span only if the line's stripped text appears in its body.
+    """
+    data = text.encode("utf-8")
+    lines = text.splitlines(keepends=True)
+    starts: list[int] = []
+    pos = 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line.encode("utf-8"))
+    exact: list[tuple[int, int]] = []
+    covered: set[int] = set()
+    for ch in chunks:
+        source = ch.source
+        if ch.end_byte > ch.start_byte and data[ch.start_byte : ch.end_byte] == source.encode("utf-8"):
+            exact.append((ch.start_byte, ch.end_byte))
+            continue
+        for ln in range(max(1, ch.start_line), min(len(lines), ch.end_line) + 1):
+            if ln not in covered and lines[ln - 1].strip() in source:
+                covered.add(ln)
+    merged = _merged(exact)
+    checked = 0
+    missing: list[str] = []
+    j = 0
+    for ln, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if not stripped or ln in exempt:
+            continue
+        checked += 1
+        if ln in covered:
+            continue
+        lead = len(line) - len(line.lstrip())
+        a = starts[ln - 1] + len(line[:lead].encode("utf-8"))
+        b = a + len(stripped.encode("utf-8"))
+        while j < len(merged) and merged[j][1] <= a:
+            j += 1
+        if not (j < len(merged) and merged[j][0] <= a and b <= merged[j][1]):
+            missing.append(f"{path}:{ln}: {stripped[:80]}")
+    return checked, missing
+
+
+def check(
+    strategy: Any,
+    files: dict[str, str],
+    chunks_by_file: dict[str, list[Chunk]],
+    *,
+    window_tokens: int,
+    count_tokens: Callable[[list[str]], list[int]],
+) -> QualityReport:
+    """Measure every quality property for one strategy over the files it chunked."""
+    unit = getattr(strategy, "size_unit", "chars") or "chars"
+    applies = getattr(strategy, "size_applies_to", "text") or "text"
+    report = QualityReport(
+        claims_lossless=bool(getattr(strategy, "lossless", True)),
+        max_chunk_size=getattr(strategy, "max_chunk_size", None),
+        size_unit=unit,
+        window_tokens=window_tokens,
+        fits_window=bool(getattr(strategy, "fits_window", False)),
+    )
+    dropped = getattr(strategy, "dropped_lines", None)
+    all_chunks = [c for path in sorted(chunks_by_file) for c in chunks_by_file[path]]
+    report.chunks = len(all_chunks)
+    token_counts = count_tokens([c.text for c in all_chunks]) if all_chunks else []
+    for ch, tokens in zip(all_chunks, token_counts):
+        if tokens > window_tokens:
+            report.over_window += 1
+            if len(report.over_window_examples) < 10:
+                report.over_window_examples.append(f"{ch.path}:{ch.start_line}-{ch.end_line}: {tokens} tokens")
+        measured_text = ch.source if applies == "body" else ch.text
+        size = tokens if unit == "tokens" and applies == "text" else measure(measured_text, unit, count_tokens)
+        report.largest = max(report.largest, size)
+        if report.max_chunk_size is not None and size > report.max_chunk_size:
+            report.over_limit.append(f"{ch.path}:{ch.start_line}-{ch.end_line}: {size} {unit}")
+        if nonws_len(ch.source) < TINY_NONWS_CHARS:
+            report.tiny += 1
+    for path in sorted(chunks_by_file):
+        text = files[path]
+        exempt = set(dropped(path, text)) if callable(dropped) else set()
+        checked, missing = _uncovered_lines(path, text, chunks_by_file[path], exempt)
+        report.lines_checked += checked
+        report.uncovered.extend(missing)
+    return report

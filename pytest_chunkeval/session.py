@@ -1,0 +1,155 @@
+"""The state of one ``pytest --chunkeval`` session: settings, suites, strategies, evaluator, accepted misses.
+
+Kept apart from the hooks so it can be built and tested without running pytest (and so the hooks stay thin).
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .accepted import AcceptedMisses, settings_key
+from .discovery import discover_suites, load_strategy_modules
+from .golden import GoldenSuite, load_golden
+from .index import RETRIEVAL_MODES
+from .strategy import Registration, registry
+
+
+@dataclass
+class Options:
+    """Everything configurable, already merged from command line and ini (the command line wins)."""
+
+    rootdir: Path
+    golden_patterns: list[str]
+    golden_paths: list[Path]
+    strategies_dir: Path
+    model: str | None = None
+    device: str | None = None
+    k: int = 10
+    retrieval: str = "hybrid"
+    db_uri: str = ".chunkeval/lancedb"
+    cache_dir: Path = Path(".chunkeval")
+    report: Path | None = None
+    markdown: Path | None = None
+    baseline: str = "file_level"
+    accept_misses: bool = False
+    progress: bool = True
+
+    def validate(self) -> None:
+        if self.k < 1:
+            raise ValueError(f"--chunkeval-k must be at least 1, got {self.k}")
+        if self.retrieval not in RETRIEVAL_MODES:
+            raise ValueError(f"--chunkeval-retrieval must be one of {', '.join(RETRIEVAL_MODES)}, got {self.retrieval!r}")
+
+
+class LineProgress:
+    """Progress for long work, written to the real terminal even while pytest captures output.
+
+    On a terminal one line is rewritten in place; in a CI log one line at the start and one at the end, so logs stay
+    readable.
+    """
+
+    def __init__(self, write: Callable[[str], None], tty: bool) -> None:
+        self.write = write
+        self.tty = tty
+
+    def __call__(self, description: str, total: int) -> Callable[[int], None]:
+        start = time.perf_counter()
+        state = {"done": 0, "shown": 0.0}
+        if total == 0:
+            return lambda n: None
+        if not self.tty:
+            self.write(f"[chunkeval] {description}: {total} texts\n")
+
+        def advance(n: int) -> None:
+            state["done"] += n
+            now = time.perf_counter()
+            finished = state["done"] >= total
+            if self.tty and (finished or now - state["shown"] > 0.25):
+                state["shown"] = now
+                rate = state["done"] / max(now - start, 1e-9)
+                self.write(f"\r[chunkeval] {description}: {state['done']}/{total} ({rate:.0f}/s)" + ("\n" if finished else ""))
+            elif finished and not self.tty:
+                self.write(f"[chunkeval] {description}: done in {now - start:.1f}s\n")
+
+        return advance
+
+
+@dataclass
+class ChunkevalState:
+    options: Options
+    write: Callable[[str], None] = field(default=lambda s: sys.stderr.write(s))
+    tty: bool = False
+    suites: dict[Path, GoldenSuite] = field(default_factory=dict)
+    strategies: dict[str, Any] = field(default_factory=dict)
+    accepted: dict[Path, AcceptedMisses] = field(default_factory=dict)
+    outcomes: dict[tuple[Path, str], dict[str, bool]] = field(default_factory=dict)
+    report: dict[str, Any] | None = None
+    _evaluator: Any = None
+
+    # -- discovery ----------------------------------------------------------------------------------------------
+    def load_strategies(self) -> dict[str, Registration]:
+        load_strategy_modules(self.options.strategies_dir)
+        return registry()
+
+    def suite_paths(self) -> list[Path]:
+        explicit = [p.resolve() for p in self.options.golden_paths]
+        if explicit:
+            return explicit
+        return discover_suites(self.options.rootdir, self.options.golden_patterns)
+
+    def suite(self, path: Path) -> GoldenSuite:
+        key = path.resolve()
+        if key not in self.suites:
+            self.suites[key] = load_golden(key)
+        return self.suites[key]
+
+    def strategy(self, reg: Registration) -> Any:
+        if reg.name not in self.strategies:
+            self.strategies[reg.name] = reg.build()
+        return self.strategies[reg.name]
+
+    # -- evaluation ---------------------------------------------------------------------------------------------
+    def evaluator(self):  # -> Evaluator (imported lazily: it pulls numpy, lancedb helpers)
+        if self._evaluator is None:
+            from .embed import EmbeddingCache, Embedder
+            from .evaluate import Evaluator, Settings
+            from .index import IndexStore
+
+            o = self.options
+            cache = EmbeddingCache(o.cache_dir / "embeddings.sqlite")
+            embedder = Embedder(o.model, cache=cache, device=o.device)
+            settings = Settings(k=o.k, retrieval=o.retrieval, db_uri=o.db_uri, cache_dir=o.cache_dir)
+            store = IndexStore(o.db_uri, o.cache_dir / "locks")
+            progress = LineProgress(self.write, self.tty) if o.progress else None
+            self._evaluator = Evaluator(settings, embedder, store, progress)
+        return self._evaluator
+
+    @property
+    def settings_key(self) -> str:
+        return settings_key(self.evaluator().embedder.model_id, self.options.retrieval, self.options.k)
+
+    def accepted_for(self, suite: GoldenSuite) -> AcceptedMisses:
+        key = suite.path.resolve()
+        if key not in self.accepted:
+            self.accepted[key] = AcceptedMisses.load(suite.path.parent)
+        return self.accepted[key]
+
+    def record(self, suite: GoldenSuite, strategy: str, query_id: str, hit: bool) -> None:
+        self.outcomes.setdefault((suite.path.resolve(), strategy), {})[query_id] = hit
+
+    def save_accepted(self) -> list[Path]:
+        """Write the accepted-misses files for what ran (only with --chunkeval-accept-misses)."""
+        written: list[Path] = []
+        if not self.options.accept_misses or self._evaluator is None:
+            return written
+        for (suite_path, strategy), ran in sorted(self.outcomes.items()):
+            record = self.accepted_for(self.suites[suite_path])
+            record.update(self.settings_key, strategy, ran)
+        for record in self.accepted.values():
+            if record.dirty:
+                record.save()
+                written.append(record.path)
+        return written
