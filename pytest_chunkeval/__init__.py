@@ -19,3 +19,23 @@ __all__ = [
     "registry",
     "strategy",
 ]
+
+# --- AST chunking (issue 4). Lazy: nothing touches tree-sitter until one of these names is used. ---
+_AST_EXPORTS = {
+    "AstChunker": "pytest_chunkeval.chunking.ast_chunker",
+    "ast_chunks": "pytest_chunkeval.chunking.ast_chunker",
+    "ast_chunk_files": "pytest_chunkeval.chunking.ast_chunker",
+    "chunk_code_by_ast": "pytest_chunkeval.chunking.ast_chunker",
+}
+__all__ += list(_AST_EXPORTS)
+
+
+def __getattr__(name: str):  # PEP 562: resolve the AST names on first use
+    module = _AST_EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pytest_chunkeval' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,281 @@
+"""AST-aware chunking: the seed's ``chunkCodeByAST``, a richer ``ast_chunks`` and the ``ast`` strategies.
+
+Where cuts fall is decided in :mod:`.ast_split` on byte spans; this module turns spans into :class:`Chunk`\\ s:
+body text, 1-based lines, byte offsets, node types, symbol names, and (``preserve_context``) a header with the file
+path, the file's imports and the signatures of the enclosing class/module/function a piece was cut from.
+
+Size contract: ``max_chunk_size`` bounds the *whole embedded text*, header included. The header gets at most
+``max_header_size`` (default a quarter of the maximum) and the body the rest, so with ``size_unit="tokens"``
+every chunk fits the embedder's window (checked exactly on the final text). The body alone tiles the file:
+``"".join(c.source for c in chunks) == code`` always holds.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from ..ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec
+from ..ast.tree import SyntaxTree, kind_of, name_of, parse
+from ..chunk import Chunk
+from ..sizing import check_unit, span_sizer, text_size
+from ..strategy import Strategy
+from .ast_split import Span, Splitter, fold_small, line_spans
+
+ENGINE_VERSION = "1"
+STAT_KEYS = ("files", "chunks", "parse_errors", "error_regions", "fallback_regions", "fallback_files",
+             "oversized_leaves", "header_chars", "header_truncated")
+_SIG_MAX = 300
+
+
+def _bump(stats: dict[str, int] | None, key: str, n: int = 1) -> None:
+    if stats is not None:
+        stats[key] = stats.get(key, 0) + n
+
+
+def _header_budget(max_chunk_size: int, preserve_context: bool, max_header_size: int | None) -> int:
+    if not preserve_context:
+        return 0
+    budget = max_chunk_size // 4 if max_header_size is None else max_header_size
+    if not 0 <= budget < max_chunk_size:
+        raise ValueError(f"max_header_size must be in [0, max_chunk_size), got {budget}")
+    return budget
+
+
+class _Headers:
+    """Builds bounded headers: path, then imports, then enclosing signatures - trimmed to the budget."""
+
+    def __init__(self, path: str, tree: SyntaxTree | None, unit: str, budget: int, stats: dict[str, int] | None,
+                 model_dir: Path | None) -> None:
+        self.path, self.unit, self.budget, self.stats, self.model_dir = path, unit, budget, stats, model_dir
+        self.imports: list[tuple[int, int, str]] = []
+        if tree is not None and budget > 0:
+            for node in tree.extract_context().imports:
+                self.imports.append((node.start_byte, node.end_byte, node.text.strip()))
+        self.tree = tree
+
+    def _cost(self, text: str) -> int:
+        n = text_size(text, self.unit, self.model_dir)
+        return max(0, n - 2) if self.unit == "tokens" else n  # [CLS]/[SEP] are paid once, by the body
+
+    def build(self, span: Span, count: bool = False) -> str:
+        """Header for ``span`` (imports already inside the body and signatures it starts with are left out)."""
+        if self.budget <= 0:
+            return ""
+        sigs = [_signature(self.tree, n) for n in span.ctx if n.start_byte < span.start]  # type: ignore[arg-type]
+        imps = [t for a, b, t in self.imports if not (span.start <= a and b <= span.end)]
+        path_line = self.path
+        truncated = False
+        while True:
+            lines = [path_line, *imps, *sigs]
+            header = "\n".join(x for x in lines if x) + "\n"
+            if self._cost(header) <= self.budget:
+                break
+            truncated = True
+            if imps:
+                imps.pop()
+            elif sigs:
+                sigs.pop(0)  # outermost first: the innermost signature says most about the piece
+            elif path_line:
+                path_line = path_line[1:] if len(path_line) > 1 else ""
+            else:
+                header = ""
+                break
+        if truncated and count:
+            _bump(self.stats, "header_truncated")
+        return header
+
+
+def _signature(tree: SyntaxTree | None, raw: Any) -> str:
+    if tree is None:
+        return ""
+    from ..ast.tree import Node
+
+    return Node(raw, tree).signature[:_SIG_MAX]
+
+
+def _metadata(tree: SyntaxTree | None, span: Span, language: str | None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"language": language, "fallback": span.fallback, "parse_error": span.error}
+    if tree is None:
+        return meta
+    spec = tree.spec
+    types, kinds, symbols = [], [], []
+    in_class = any(kind_of(spec, n) == "class" for n in span.ctx)
+    for n in span.nodes:
+        if n.type in spec.comments:
+            continue
+        types.append(n.type)
+        k = kind_of(spec, n)
+        if k is not None:
+            kinds.append("method" if (k == "function" and in_class) else k)
+            if k in UNIT_KINDS or k in ("type", "constant", "key"):
+                nm = name_of(n)
+                if nm:
+                    symbols.append(nm)
+    meta.update(node_types=types, kinds=kinds, symbols=symbols,
+                part_of=[name_of(n) or n.type for n in span.ctx],
+                containers=[n.type for n in span.ctx if kind_of(spec, n) in CONTAINER_KINDS])
+    return meta
+
+
+def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_size: int = 100,
+               chunk_by_node_type: bool = True, preserve_context: bool = True, size_unit: str = "chars",
+               max_header_size: int | None = None, languages: Mapping[str, str] | None = None,
+               language: str | LanguageSpec | None = None, strategy: str = "ast",
+               stats: dict[str, int] | None = None, model_dir: Path | None = None) -> list[Chunk]:
+    """Chunk one file along its syntax tree; see the module docstring for the size and header contract.
+
+    ``languages`` maps extensions to language names (``{".h": "cpp", ".txt": ""}``) ahead of the built-in
+    table; ``language`` forces one. Unknown languages are cut by lines (counted as ``fallback_files``).
+    """
+    check_unit(size_unit)
+    budget = _header_budget(max_chunk_size, preserve_context, max_header_size)
+    body_max = max_chunk_size - budget
+    if body_max < (3 if size_unit == "tokens" else 1):
+        raise ValueError(f"max_chunk_size {max_chunk_size} leaves no room for a body after a {budget} header")
+    _bump(stats, "files")
+    if not code:
+        return []
+    data = code.encode("utf-8", "surrogatepass")
+    size = span_sizer(size_unit, data, code, model_dir)
+    tree = parse(data, path, language=language, overrides=languages)
+    if tree is None:
+        _bump(stats, "fallback_files")
+        spans = line_spans(data, 0, len(data), size, body_max)
+    else:
+        if tree.has_error:
+            _bump(stats, "parse_errors")
+        splitter = Splitter(tree, size, body_max, by_type=chunk_by_node_type, stats=stats)
+        spans = fold_small(splitter.run(), splitter, min_chunk_size)
+    headers = _Headers(path, tree, size_unit, budget, stats, model_dir)
+    lang = tree.spec.name if tree is not None else None
+    out: list[Chunk] = []
+    line = 1
+    pos = 0
+    for sp in spans:
+        line += data.count(b"\n", pos, sp.start)
+        pos = sp.start
+        for piece in _fit(sp, data, headers, size, max_chunk_size, size_unit, model_dir):
+            line += data.count(b"\n", pos, piece.start)
+            pos = piece.start
+            header = headers.build(piece, count=True)
+            body = data[piece.start:piece.end].decode("utf-8", "surrogatepass")
+            end_line = line + data.count(b"\n", piece.start, max(piece.start, piece.end - 1))
+            _bump(stats, "header_chars", len(header))
+            out.append(Chunk(
+                text=header + body, path=path, start_line=line, end_line=end_line, start_byte=piece.start,
+                end_byte=piece.end, strategy=strategy, kind="code" if tree is not None else "text",
+                header=header, body=body if header else None, metadata=_metadata(tree, piece, lang),
+            ))
+    _bump(stats, "chunks", len(out))
+    return out
+
+
+def _fit(sp: Span, data: bytes, headers: _Headers, size: Any, max_size: int, unit: str,
+         model_dir: Path | None) -> list[Span]:
+    """For tokens, re-check the exact count of header + body and re-cut by lines until it fits the window."""
+    if unit != "tokens":
+        return [sp]
+    text = headers.build(sp) + data[sp.start:sp.end].decode("utf-8", "surrogatepass")
+    over = text_size(text, unit, model_dir) - max_size
+    if over <= 0 or sp.end - sp.start <= 1:
+        return [sp]
+    smaller = max(1, size(sp.start, sp.end) - over - 1)
+    pieces = line_spans(data, sp.start, sp.end, size, smaller, sp.ctx, sp.fallback)
+    if len(pieces) == 1:  # cannot shrink by lines at this budget: force a smaller budget
+        pieces = line_spans(data, sp.start, sp.end, size, max(1, smaller // 2), sp.ctx, sp.fallback)
+    for p in pieces:
+        p.nodes, p.units, p.error = sp.nodes, sp.units, sp.error
+    return [q for p in pieces for q in _fit(p, data, headers, size, max_size, unit, model_dir)]
+
+
+def chunk_code_by_ast(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_size: int = 100,
+                      chunk_by_node_type: bool = True, preserve_context: bool = True) -> list[str]:
+    """The seed's ``chunkCodeByAST``: the embedded text of each chunk (header included when preserving context)."""
+    return [c.text for c in ast_chunks(code, path, max_chunk_size=max_chunk_size, min_chunk_size=min_chunk_size,
+                                       chunk_by_node_type=chunk_by_node_type, preserve_context=preserve_context)]
+
+
+def _chunk_one(args: tuple[str, dict[str, Any]]) -> tuple[str, list[Chunk], dict[str, int]]:
+    path, opts = args
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as fh:
+        text = fh.read()
+    stats: dict[str, int] = {}
+    return path, ast_chunks(text, path, stats=stats, **opts), stats
+
+
+def ast_chunk_files(paths: Iterable[str | Path], *, workers: int | None = None, min_files_for_pool: int = 32,
+                    stats: dict[str, int] | None = None, **opts: Any) -> dict[str, list[Chunk]]:
+    """Chunk many files, in a process pool when there are enough of them to repay the workers' start-up.
+
+    Results come back in input order (a dict keyed by path). ``workers=1`` forces the current process.
+    """
+    items = [(str(p), opts) for p in paths]
+    if workers == 1 or len(items) < min_files_for_pool:
+        results = map(_chunk_one, items)
+        return _collect(results, stats)
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        chunksize = max(1, len(items) // ((workers or 4) * 8))
+        return _collect(pool.map(_chunk_one, items, chunksize=chunksize), stats)
+
+
+def _collect(results: Iterable[tuple[str, list[Chunk], dict[str, int]]], stats: dict[str, int] | None
+             ) -> dict[str, list[Chunk]]:
+    out: dict[str, list[Chunk]] = {}
+    for path, chunks, st in results:
+        out[path] = chunks
+        for k, v in st.items():
+            _bump(stats, k, v)
+    return out
+
+
+class AstChunker(Strategy):
+    """Strategy over :func:`ast_chunks`. Handles every file: unknown languages are cut by lines and counted.
+
+    Handling every file (``extensions = None``) keeps file-mode comparisons fair: a strategy that indexed only
+    the files it parses could never retrieve the others. ``stats()`` reports ``files``, ``chunks``,
+    ``parse_errors`` (files with ERROR/MISSING nodes), ``error_regions`` (nodes with errors kept whole),
+    ``fallback_regions`` (ERROR regions cut by lines), ``fallback_files`` (no grammar), ``oversized_leaves``
+    (childless nodes cut by lines), ``header_chars`` and ``header_truncated``.
+    """
+
+    unavailable: str | None = None
+
+    def __init__(self, name: str = "ast", *, max_chunk_size: int = 1000, min_chunk_size: int = 100,
+                 chunk_by_node_type: bool = True, preserve_context: bool = False, size_unit: str = "chars",
+                 max_header_size: int | None = None, languages: Mapping[str, str] | None = None,
+                 description: str = "") -> None:
+        from ..model_files import DEFAULT_MAX_TOKENS
+
+        _header_budget(max_chunk_size, preserve_context, max_header_size)  # validate now, not per file
+        self.name = name
+        self.opts: dict[str, Any] = dict(
+            max_chunk_size=max_chunk_size, min_chunk_size=min_chunk_size, chunk_by_node_type=chunk_by_node_type,
+            preserve_context=preserve_context, size_unit=check_unit(size_unit), max_header_size=max_header_size,
+            languages=dict(languages) if languages else None)
+        self.max_chunk_size = max_chunk_size
+        self.size_unit = size_unit
+        self.fits_window = size_unit == "tokens" and max_chunk_size <= DEFAULT_MAX_TOKENS
+        self.version = f"{ENGINE_VERSION}:" + ",".join(f"{k}={v}" for k, v in sorted(self.opts.items()))
+        self.description = description or (
+            f"tree-sitter split-then-merge, max {max_chunk_size} {size_unit}, min {min_chunk_size}"
+            + (", headers" if preserve_context else ""))
+        self._stats: dict[str, int] = {}
+
+    def chunk(self, path: str, text: str) -> list[Chunk]:
+        return ast_chunks(text, path, strategy=self.name, stats=self._stats, **self.opts)
+
+    def stats(self) -> dict[str, Any]:
+        return {k: self._stats.get(k, 0) for k in STAT_KEYS}
+
+    def reset_stats(self) -> None:
+        self._stats = {}
+
+    def source_files(self) -> list[Path]:
+        """The engine and the language table decide the chunks, so they feed the index fingerprint."""
+        from .. import sizing
+        from ..ast import languages, tree
+        from . import ast_split
+
+        return [Path(m.__file__) for m in (languages, tree, ast_split, sizing) if m.__file__]

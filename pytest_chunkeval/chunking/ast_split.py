@@ -1,0 +1,231 @@
+"""Split-then-merge over a syntax tree (the cAST recipe), producing byte spans that tile the file.
+
+Why spans: the chunker decides *where to cut* on byte offsets only; text, lines and headers are produced once at
+the end. Every span boundary lies on a node boundary or a line/character boundary, and consecutive spans share
+their boundary, so the bodies concatenate back to the file exactly (lossless by construction).
+
+The recipe, per node list (the root's children first):
+
+1. tile the parent's byte range by its children: the gap between two siblings is cut after its first newline
+   (the tail of a line stays with the code on it, indentation goes with the next node); comments on their own
+   lines travel with the node below them (a doc comment belongs to its function);
+2. a child that fits is kept whole; one that does not is split recursively into its own children; a childless
+   node that does not fit (a long string) is split by lines, then characters - never dropped; a tree-sitter
+   ERROR node falls back to the same line splitting and is counted;
+3. adjacent pieces are merged greedily while the merged span fits; with ``by_type`` two pieces that each hold
+   a semantic unit (function, method, class, module, section) are never merged, so units are not mixed;
+4. a last pass folds any piece under ``min_size`` into a neighbour where the same rules allow it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..ast.languages import UNIT_KINDS
+from ..ast.tree import SyntaxTree, kind_of
+from ..sizing import SpanSizer
+
+
+class Span:
+    """A candidate chunk: ``[start, end)`` in bytes, how many semantic units it holds, and why it exists."""
+
+    __slots__ = ("start", "end", "units", "nodes", "ctx", "fallback", "error")
+
+    def __init__(self, start: int, end: int, units: int = 0, nodes: list[Any] | None = None,
+                 ctx: tuple[Any, ...] = (), fallback: bool = False, error: bool = False) -> None:
+        self.start, self.end, self.units = start, end, units
+        self.nodes = nodes if nodes is not None else []
+        self.ctx, self.fallback, self.error = ctx, fallback, error
+
+    def __repr__(self) -> str:
+        return f"Span({self.start}, {self.end}, units={self.units})"
+
+
+def _common(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
+    n = 0
+    for x, y in zip(a, b):
+        if x is not y:
+            break
+        n += 1
+    return a[:n]
+
+
+def line_spans(data: bytes, a: int, b: int, size: SpanSizer, max_size: int,
+               ctx: tuple[Any, ...] = (), fallback: bool = True) -> list[Span]:
+    """Cut ``data[a:b]`` into spans of whole lines that fit; a line that alone is too big is cut by characters."""
+    out: list[Span] = []
+    cs = a  # start of the open span
+    pos = a
+    while pos < b:
+        nl = data.find(b"\n", pos, b)
+        le = b if nl < 0 else nl + 1
+        if size(cs, le) <= max_size:
+            pos = le
+            continue
+        if cs < pos:  # close the open span before this line
+            out.append(Span(cs, pos, ctx=ctx, fallback=fallback))
+            cs = pos
+            if size(cs, le) <= max_size:
+                pos = le
+                continue
+        while size(cs, le) > max_size:  # one line too big: cut by characters
+            cut = _char_cut(data, cs, le, size, max_size)
+            out.append(Span(cs, cut, ctx=ctx, fallback=fallback))
+            cs = cut
+        pos = le
+    if cs < b or not out:
+        out.append(Span(cs, b, ctx=ctx, fallback=fallback))
+    return out
+
+
+def _char_cut(data: bytes, a: int, b: int, size: SpanSizer, max_size: int) -> int:
+    """Largest character boundary ``c`` in ``(a, b)`` with ``size(a, c) <= max_size`` (at least one character)."""
+    lo, hi = a + 1, b - 1
+    best = a
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if size(a, mid) <= max_size:
+            best, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    while best > a and (data[best] & 0xC0) == 0x80:  # never split inside a UTF-8 sequence
+        best -= 1
+    if best <= a:  # guarantee progress by one whole character
+        best = a + 1
+        while best < b and (data[best] & 0xC0) == 0x80:
+            best += 1
+    return best
+
+
+class Splitter:
+    """One file's split-then-merge run; ``stats`` collects what happened (errors, fallbacks, leaf splits)."""
+
+    def __init__(self, tree: SyntaxTree, size: SpanSizer, max_size: int, *, by_type: bool = True,
+                 stats: dict[str, int] | None = None) -> None:
+        self.tree, self.spec, self.data = tree, tree.spec, tree.source
+        self.size, self.max, self.by_type = size, max_size, by_type
+        self.stats = stats if stats is not None else {}
+
+    def _count(self, key: str, n: int = 1) -> None:
+        self.stats[key] = self.stats.get(key, 0) + n
+
+    def run(self) -> list[Span]:
+        n = len(self.data)
+        if n == 0:
+            return []
+        root = self.tree.raw_tree.root_node
+        if not root.is_error:
+            try:
+                return self.children(root, 0, n, ())
+            except RecursionError:  # pathologically deep tree (e.g. 5,000 nested brackets): lines instead
+                pass
+        self._count("fallback_regions")
+        return line_spans(self.data, 0, n, self.size, self.max)
+
+    def _groups(self, children: list[Any]) -> list[list[Any]]:
+        """Children grouped so comments travel with the code they describe."""
+        data, comments = self.data, self.spec.comments
+        groups: list[list[Any]] = []
+        pending = False  # last group holds only own-line comments waiting for their node
+        for c in children:
+            if c.type in comments:
+                if groups and not pending and data.find(b"\n", groups[-1][-1].end_byte, c.start_byte) < 0:
+                    groups[-1].append(c)  # trailing comment on the same line as the code before it
+                elif pending:
+                    groups[-1].append(c)
+                else:
+                    groups.append([c])
+                    pending = True
+            elif pending:
+                groups[-1].append(c)
+                pending = False
+            else:
+                groups.append([c])
+        return groups
+
+    def _segments(self, groups: list[list[Any]], s: int, e: int) -> list[tuple[int, int, list[Any]]]:
+        """Byte ranges tiling ``[s, e)``, one per group: gaps are cut after their first newline."""
+        data = self.data
+        segs: list[tuple[int, int, list[Any]]] = []
+        a = s
+        last = len(groups) - 1
+        for gi, group in enumerate(groups):
+            if gi == last:
+                b = e
+            else:
+                end_here, nxt = group[-1].end_byte, groups[gi + 1][0].start_byte
+                nl = data.find(b"\n", end_here, nxt)
+                b = nxt if nl < 0 else nl + 1
+            segs.append((a, b, group))
+            a = b
+        return segs
+
+    def children(self, raw: Any, s: int, e: int, ctx: tuple[Any, ...]) -> list[Span]:
+        """Spans tiling ``[s, e)`` built from ``raw``'s children (merged greedily)."""
+        kids = raw.children
+        if not kids:
+            return line_spans(self.data, s, e, self.size, self.max, ctx, fallback=False)
+        data, size, max_size, spec = self.data, self.size, self.max, self.spec
+        out: list[Span] = []
+        cur: Span | None = None
+        work = self._segments(self._groups(kids), s, e)
+        work.reverse()  # a stack: pop() yields segments in document order
+        while work:
+            a, b, group = work.pop()
+            if len(group) > 1 and size(a, b) > max_size:
+                # comments + code too big together: let each member find its own place
+                work.extend(reversed(self._segments([[c] for c in group], a, b)))
+                continue
+            main = next((c for c in reversed(group) if c.type not in spec.comments), None)
+            kind = kind_of(spec, main) if main is not None else None
+            unit = 1 if (self.by_type and kind in UNIT_KINDS) else 0
+            if main is not None and main.is_error:
+                self._count("fallback_regions")
+                pieces = line_spans(data, a, b, size, max_size, ctx)
+            elif size(a, b) <= max_size:
+                err = main is not None and main.has_error
+                if err:
+                    self._count("error_regions")
+                pieces = [Span(a, b, unit, list(group), ctx, error=err)]
+            elif main is not None and main.child_count > 0:
+                inner_ctx = ctx + (main,) if kind in UNIT_KINDS else ctx
+                pieces = self.children(main, a, b, inner_ctx)
+                if unit:
+                    for p in pieces:
+                        p.units = max(p.units, 1)
+            else:
+                self._count("oversized_leaves")
+                pieces = line_spans(data, a, b, size, max_size, ctx, fallback=False)
+            for p in pieces:
+                if cur is not None and self.can_merge(cur, p):
+                    cur = self.merge(cur, p)
+                else:
+                    if cur is not None:
+                        out.append(cur)
+                    cur = p
+        if cur is not None:
+            out.append(cur)
+        return out
+
+    def can_merge(self, x: Span, y: Span) -> bool:
+        if self.by_type and x.units + y.units > 1:
+            return False
+        return self.size(x.start, y.end) <= self.max
+
+    def merge(self, x: Span, y: Span) -> Span:
+        return Span(x.start, y.end, x.units + y.units, x.nodes + y.nodes, _common(x.ctx, y.ctx),
+                    x.fallback or y.fallback, x.error or y.error)
+
+
+def fold_small(spans: list[Span], splitter: Splitter, min_size: int) -> list[Span]:
+    """Fold pieces under ``min_size`` into the previous (else next) piece where merging is allowed."""
+    if min_size <= 0 or len(spans) < 2:
+        return spans
+    size = splitter.size
+    out: list[Span] = []
+    for sp in spans:
+        if out and (size(sp.start, sp.end) < min_size or size(out[-1].start, out[-1].end) < min_size) \
+                and splitter.can_merge(out[-1], sp):
+            out[-1] = splitter.merge(out[-1], sp)
+        else:
+            out.append(sp)
+    return out
