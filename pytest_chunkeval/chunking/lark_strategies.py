@@ -1,0 +1,158 @@
+"""The ADR's two EBNF strategies, for any grammar that follows the conventions of ``lark_summary``.
+
+Both keep one chunk per file (so they compare with ``file_level`` on equal footing) and differ in what is indexed:
+
+* :class:`EbnfMetadataChunker` — the code, preceded by a short header rendered from the AST summary (endpoints,
+  functions, commands, block shape); the full summary also goes into ``metadata["ast"]``.
+* :class:`EbnfFullChunker` — the serialised AST *instead of* the code (the ADR's "AST is indexed instead of the
+  code"); the chunk still spans the file's lines so relevance is judged the same way.
+
+A file that does not parse never stops a run: it falls back to its plain text, is counted in ``parse_errors``
+and named in ``warnings`` as ``path:line: reason``.
+
+Language facts the error messages need (which keyword opens a block, what closes it, which ``{`` opens a body)
+are read from the grammar itself (rules ending in ``_block``), so the strategy needs nothing but a grammar path.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..chunk import Chunk, line_starts, span_chunk
+from ..strategy import Strategy
+from .lark_engine import LarkGrammar, SourceSyntaxError
+from .lark_summary import BLOCK_SUFFIX, serialize, summarize
+from .render_summary import render_header
+
+
+def _block_facts(grammar: LarkGrammar) -> tuple[dict[str, str], tuple[str, ...]]:
+    """(opener keyword -> closing text, keywords whose block opens with '{') from the ``*_block`` rules."""
+    openers: dict[str, str] = {}
+    brace: set[str] = set()
+    lark = grammar.lark
+
+    def literal(sym: Any) -> str | None:
+        if not getattr(sym, "is_term", False):
+            return None
+        try:
+            pattern = lark.get_terminal(sym.name).pattern
+        except KeyError:
+            return None
+        return str(pattern.value) if pattern.type == "str" else None
+
+    for rule in lark.rules:
+        if not rule.origin.name.endswith(BLOCK_SUFFIX) or not rule.expansion:
+            continue
+        opener = literal(rule.expansion[0])
+        if opener is None:
+            continue
+        tail: list[str] = []
+        for sym in reversed(rule.expansion):
+            text = literal(sym)
+            if text is None:
+                if tail:
+                    break
+                continue  # the trailing newline
+            tail.insert(0, text)
+        openers[opener] = "".join(tail)
+        if any(literal(s) == "{" for s in rule.expansion):
+            brace.add(rule.expansion[0].name)
+    return openers, tuple(sorted(brace))
+
+
+class _LarkFileChunker(Strategy):
+    """Shared parse / fallback / stats logic; subclasses decide what text a parsed file is indexed as."""
+
+    lossless = True
+    comment_terminals = ("DOC_COMMENT", "LINE_COMMENT", "BLOCK_COMMENT")
+    doc_terminals = ("DOC_COMMENT",)
+
+    def __init__(self, grammar: Path, *, extensions: tuple[str, ...], name: str | None = None) -> None:
+        self.grammar_path = Path(grammar)
+        self.extensions = extensions
+        if name:
+            self.name = name
+        self.grammar = LarkGrammar(self.grammar_path, comment_terminals=self.comment_terminals)
+        openers, brace = _block_facts(self.grammar)
+        self.grammar.openers = openers
+        self.grammar.lark.options.postlex.block_brace_after = set(brace)
+        self.reset_stats()
+
+    def source_files(self) -> list[Path]:
+        return [self.grammar_path]
+
+    def reset_stats(self) -> None:
+        self._stats: dict[str, Any] = {"files": 0, "parsed": 0, "parse_errors": 0, "fallbacks": 0, "warnings": []}
+
+    def stats(self) -> dict[str, Any]:
+        out = dict(self._stats)
+        out["warnings"] = list(self._stats["warnings"])
+        out["parsed_pct"] = round(100.0 * out["parsed"] / out["files"], 1) if out["files"] else None
+        return out
+
+    def parse(self, path: str, text: str) -> tuple[Any, list[Any]] | None:
+        """Parse and count; on a syntax error record ``path:line: reason`` and return None (caller falls back)."""
+        self._stats["files"] += 1
+        try:
+            result = self.grammar.parse(text, path)
+        except SourceSyntaxError as exc:
+            self._stats["parse_errors"] += 1
+            self._stats["fallbacks"] += 1
+            self._stats["warnings"].append(f"{exc.path}:{exc.line}: {exc.reason} (indexed as plain text)")
+            return None
+        self._stats["parsed"] += 1
+        return result.tree, result.comments
+
+    def chunk(self, path: str, text: str) -> list[Chunk]:
+        if not text.strip():
+            return []
+        parsed = self.parse(path, text)
+        starts = line_starts(text)
+        end = len(text.rstrip("\n")) or len(text)
+        if parsed is None:
+            return [span_chunk(text, starts, 0, end, path=path, strategy=self.name, kind="file",
+                               metadata={"parse_error": True})]
+        return [self.render(path, text, starts, end, *parsed)]
+
+    def render(self, path: str, text: str, starts: list[int], end: int, tree: Any, comments: list[Any]) -> Chunk:
+        raise NotImplementedError
+
+
+class EbnfMetadataChunker(_LarkFileChunker):
+    """One chunk per file: AST summary as metadata and as a short header in front of the code."""
+
+    name = "ebnf_metadata"
+    version = "1"
+    description = "one chunk per file, AST summary (endpoints, functions, commands, blocks) as header + metadata"
+
+    def render(self, path: str, text: str, starts: list[int], end: int, tree: Any, comments: list[Any]) -> Chunk:
+        summary = summarize(tree, comments, self.doc_terminals)
+        for note in summary["notes"]:
+            self._stats["warnings"].append(f"{path}:{note.removeprefix('line ')}")
+        return span_chunk(text, starts, 0, end, path=path, strategy=self.name, kind="file",
+                          header=render_header(summary), metadata={"ast": summary})
+
+
+class EbnfFullChunker(_LarkFileChunker):
+    """One chunk per file whose indexed text is the serialised AST, not the code (ordinary comments dropped)."""
+
+    name = "ebnf_full"
+    version = "1"
+    description = "one chunk per file, the readable AST serialisation indexed instead of the code"
+    lossless = False  # the indexed text is not the source: formatting and ordinary comments are gone
+    drops = frozenset({"source_text", "comments"})
+
+    def render(self, path: str, text: str, starts: list[int], end: int, tree: Any, comments: list[Any]) -> Chunk:
+        base = span_chunk(text, starts, 0, end, path=path, strategy=self.name, kind="ast")
+        summary = summarize(tree, comments, self.doc_terminals)
+        return Chunk(
+            text=serialize(tree, comments, self.doc_terminals),
+            path=path,
+            start_line=base.start_line,
+            end_line=base.end_line,
+            start_byte=base.start_byte,
+            end_byte=base.end_byte,
+            strategy=self.name,
+            kind="ast",
+            metadata={"ast": summary},
+        )
