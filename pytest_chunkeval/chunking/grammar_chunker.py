@@ -1,0 +1,250 @@
+"""Chunks from a config-driven scan: the ADR's "grammar definition chunking", generic over languages.
+
+What becomes a chunk (decisions, with the reason):
+
+* **Top-level blocks** (a function, a top-level if/startLoop/try/go_async) are one chunk each, with the comment
+  lines directly above them (their docs). A nested block is *not* a second chunk: it is already inside its
+  parent's chunk, and duplicating it would let one function occupy several of the top-k slots and inflate the
+  index (the ADR counted 33 files -> 89 chunks, i.e. roughly signature + block + statements per file).
+* **Oversized blocks** (more than ``max_chars`` of source) are split, cAST-style: runs of their statements are
+  packed up to the budget, a nested block too big on its own is split recursively, and every part carries the
+  enclosing openers (the function signature) as its header. So no chunk is truncated by the embedder for
+  nothing, and every part still says where it lives.
+* **Consecutive top-level statements** (imports, globals, registerEndpoint lines) group into one chunk, packed up
+  to the same budget.
+* **Signature chunks** (``kind="signature"``): ``function name(a, b)`` plus one line of tags, for every block whose
+  rule has a ``signature`` template; they answer API-level questions with almost no text.
+* **Semantic overlap**: a chunk's header (``body`` stays the exact source slice) names its context: the enclosing
+  signature for parts, the statements that refer to the block (``refers_to``: the registerEndpoint line naming a
+  handler) for the block and its signature, and the referenced block's signature for the referring statements.
+
+Every non-blank line is in the body of exactly one non-signature chunk, so the strategy is lossless.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..chunk import Chunk, line_starts
+from ..strategy import Strategy
+from .grammar_config import GrammarConfig, Node, Scan, load_config, scan
+from .render_summary import render_tags
+
+MAX_CONTEXT_CHARS = 200
+
+
+def _walk(nodes: Iterable[Node]) -> Iterable[Node]:
+    for n in nodes:
+        yield n
+        yield from _walk(n.children)
+
+
+class _FileChunks:
+    """Chunk building for one file (holds the per-file state so the strategy object stays reusable)."""
+
+    def __init__(self, owner: GrammarChunker, path: str, text: str, result: Scan) -> None:
+        self.o, self.cfg, self.path, self.text, self.scan = owner, owner.config, path, text, result
+        self.starts = line_starts(text)
+        self.chunks: list[Chunk] = []
+        everything = list(_walk(result.nodes))
+        self.refs: dict[str, list[Node]] = {}
+        for n in everything:
+            if n.kind == "stmt" and n.ref:
+                self.refs.setdefault(n.ref, []).append(n)
+        self.named = {n.captures["name"]: n for n in everything if n.kind == "block" and "name" in n.captures}
+
+    # -- text helpers --------------------------------------------------------------------------------------------
+    def span(self, a: int, b: int) -> tuple[int, int]:
+        begin = self.starts[a - 1]
+        end = self.starts[b] - 1 if b < len(self.starts) else len(self.text)
+        return begin, max(begin, end)
+
+    def size(self, a: int, b: int) -> int:
+        begin, end = self.span(a, b)
+        return end - begin
+
+    def signature(self, block: Node) -> str:
+        """The rendered signature (template over captures, params normalised) or the stripped opener line."""
+        rule = block.rule
+        if rule is not None and rule.signature:
+            caps = dict(block.captures)
+            if "params" in caps:
+                caps["params"] = ", ".join(p.strip() for p in caps["params"].split(",") if p.strip())
+            try:
+                return rule.signature.format(**caps)
+            except (KeyError, IndexError):
+                pass
+        return self.scan.lines[block.start - 1].strip()
+
+    def tags(self, a: int, b: int, nodes: list[Node]) -> list[str]:
+        inside = [n for n in _walk(nodes)]
+        cats = {n.name for n in inside if n.kind == "stmt"}
+        kinds = {n.name for n in inside if n.kind == "block"}
+        lines = self.scan.blanked[a - 1:b]
+        found = []
+        for t in self.cfg.tags:
+            if (t.categories & cats) or (t.blocks & kinds) or (t.pattern is not None and any(t.pattern.search(x) for x in lines)):
+                found.append(t.tag)
+        return sorted(set(found))
+
+    def header(self, context: list[str]) -> str:
+        if not context or not self.o.overlap:
+            return ""
+        seen: list[str] = []
+        for c in context:
+            c = c if len(c) <= MAX_CONTEXT_CHARS else c[: MAX_CONTEXT_CHARS - 3] + "..."
+            if c not in seen:
+                seen.append(c)
+        return "".join(f"{self.cfg.comment_prefix} context: {c}\n" for c in seen[:3])
+
+    def referrers(self, block: Node) -> list[str]:
+        name = block.captures.get("name")
+        return [self.scan.lines[n.start - 1].strip() for n in self.refs.get(name, [])] if name else []
+
+    # -- emission ------------------------------------------------------------------------------------------------
+    def emit(self, a: int, b: int, kind: str, nodes: list[Node], context: list[str], **meta: Any) -> None:
+        begin, end = self.span(a, b)
+        body = self.text[begin:end]
+        header = self.header(context)
+        inside = list(_walk(nodes))
+        metadata = {
+            "tags": self.tags(a, b, nodes),
+            "categories": sorted({n.name for n in inside if n.kind == "stmt"}),
+            "blocks": sorted({n.name for n in inside if n.kind == "block"}),
+            **meta,
+        }
+        if header:
+            metadata["context"] = header.splitlines()
+        start_byte = len(self.text[:begin].encode("utf-8"))
+        self.chunks.append(Chunk(
+            text=header + body, path=self.path, start_line=a, end_line=b, start_byte=start_byte,
+            end_byte=start_byte + len(body.encode("utf-8")), strategy=self.o.name, kind=kind,
+            header=header, body=body if header else None, metadata=metadata,
+        ))
+
+    def emit_signature(self, block: Node) -> None:
+        sig = self.signature(block)
+        tag_line = render_tags(self.tags(block.start, block.end, [block]))
+        lines = [sig] + ([f"{self.cfg.comment_prefix} {tag_line}"] if tag_line else [])
+        lines += [f"{self.cfg.comment_prefix} context: {r}" for r in self.referrers(block)[:2]] if self.o.overlap else []
+        text = "\n".join(lines)
+        begin, end = self.span(block.start, block.start)
+        start_byte = len(self.text[:begin].encode("utf-8"))
+        self.chunks.append(Chunk(
+            text=text, path=self.path, start_line=block.start, end_line=block.start, start_byte=start_byte,
+            end_byte=start_byte + len(self.text[begin:end].encode("utf-8")), strategy=self.o.name,
+            kind="signature", header=text, body="",
+            metadata={"signature": sig, "block": block.name, "tags": self.tags(block.start, block.end, [block])},
+        ))
+        self.o._stats["signatures"] += 1
+
+    def pack(self, items: list[Node], kind: str, context: list[str], **meta: Any) -> None:
+        """Greedy runs of ``items`` (in order) up to the size budget; an oversized block inside is split on its own."""
+        run: list[Node] = []
+        part = [int(meta.get("part", 0))]
+
+        def flush() -> None:
+            if run:
+                if "part" in meta:  # parts of one split block are numbered in order
+                    meta["part"] = part[0]
+                    part[0] += 1
+                refs = [self.signature(self.named[n.ref]) for n in _walk(run) if n.kind == "stmt" and n.ref in self.named]
+                only_comments = all(n.kind == "comment" for n in run)
+                self.emit(run[0].start, run[-1].end, "comment" if only_comments and kind == "statements" else kind,
+                          run, context + refs, **meta)
+                run.clear()
+
+        for item in items:
+            if item.kind == "block" and self.size(item.start, item.end) > self.o.max_chars:
+                flush()
+                self.block(item, [], context)
+                continue
+            if run and self.size(run[0].start, item.end) > self.o.max_chars:
+                flush()
+            run.append(item)
+        flush()
+
+    def block(self, block: Node, lead: list[Node], context: list[str]) -> None:
+        start = lead[0].start if lead else block.start
+        own = context + self.referrers(block)
+        meta: dict[str, Any] = {"block": block.name}
+        if "name" in block.captures:
+            meta["name"] = block.captures["name"]
+        if block.recovered:
+            meta["recovered"] = True
+        if block.rule is not None and block.rule.signature and self.o.signatures:
+            self.emit_signature(block)
+        if self.size(start, block.end) <= self.o.max_chars or not block.children:
+            self.emit(start, block.end, block.name, lead + [block], own, **meta)
+            return
+        self.o._stats["split_blocks"] += 1
+        opener = Node("open", block.start, block.start)
+        inner = own + [self.signature(block)]
+        # the first part (opener + docs) needs no context for this block; later parts get the signature
+        items = lead + [opener] + block.children
+        first_run: list[Node] = []
+        while items and self.size(start, items[0].end) <= self.o.max_chars:
+            first_run.append(items.pop(0))
+        if not first_run:  # the opener line alone is over budget
+            first_run.append(items.pop(0))
+        self.emit(first_run[0].start, first_run[-1].end, block.name, first_run, own, part=1, **meta)
+        self.pack(items, block.name, inner, part=2, **meta)
+
+    def build(self) -> list[Chunk]:
+        pending: list[Node] = []
+        for node in self.scan.nodes:
+            if node.kind == "block":
+                lead: list[Node] = []
+                if pending and pending[-1].kind == "comment" and pending[-1].end == node.start - 1:
+                    lead = [pending.pop()]
+                self.pack(pending, "statements", [])
+                pending = []
+                self.block(node, lead, [])
+            else:
+                pending.append(node)
+        self.pack(pending, "statements", [])
+        self.chunks.sort(key=lambda c: (c.start_line, c.kind != "signature", c.end_line))
+        return self.chunks
+
+
+class GrammarChunker(Strategy):
+    """Chunker driven by a grammar config (JSON); ``signatures``/``overlap`` switch off the ADR's two extras."""
+
+    name = "grammar_definition"
+    description = "config-driven blocks + grouped statements, semantic tags, signature chunks, semantic overlap"
+
+    def __init__(self, config_path: Path, *, name: str | None = None, signatures: bool = True, overlap: bool = True,
+                 max_chars: int = 900) -> None:
+        self.config_path = Path(config_path)
+        self.config: GrammarConfig = load_config(self.config_path)
+        self.extensions = self.config.file_extensions
+        self.signatures, self.overlap, self.max_chars = signatures, overlap, max_chars
+        self.version = f"1:sig={int(signatures)}:overlap={int(overlap)}:max={max_chars}"
+        if name:
+            self.name = name
+        self.reset_stats()
+
+    def source_files(self) -> list[Path]:
+        return [self.config_path]
+
+    def reset_stats(self) -> None:
+        self._stats: dict[str, Any] = {"files": 0, "blocks": 0, "recovered_blocks": 0, "split_blocks": 0,
+                                       "signatures": 0, "unclassified_statements": 0, "warnings": []}
+
+    def stats(self) -> dict[str, Any]:
+        out = dict(self._stats)
+        out["warnings"] = list(self._stats["warnings"])
+        return out
+
+    def chunk(self, path: str, text: str) -> list[Chunk]:
+        if not text.strip():
+            return []
+        result = scan(text, self.config, path)
+        nodes = list(_walk(result.nodes))
+        self._stats["files"] += 1
+        self._stats["blocks"] += sum(n.kind == "block" for n in nodes)
+        self._stats["unclassified_statements"] += sum(n.kind == "stmt" and n.name == "unclassified" for n in nodes)
+        self._stats["recovered_blocks"] += result.recovered
+        self._stats["warnings"].extend(result.warnings)
+        return _FileChunks(self, path, text, result).build()

@@ -1,0 +1,16 @@
+"""ADR alternative 4, "Grammar definition chunking": blocks, grouped statements, tags, signatures, overlap.
+
+All AVAP knowledge is in avap_config.json next to this file (validated against
+pytest_chunkeval/schemas/grammar_config.schema.json); the engine is pytest_chunkeval.chunking.grammar_chunker.
+"""
+from pathlib import Path
+
+from pytest_chunkeval import strategy
+from pytest_chunkeval.chunking.grammar_chunker import GrammarChunker
+
+CONFIG = Path(__file__).with_name("avap_config.json")
+
+
+@strategy
+def grammar_definition() -> GrammarChunker:
+    return GrammarChunker(CONFIG)
