@@ -41,9 +41,9 @@ def load_strategy_modules(folder: Path) -> list[ModuleType]:
 
 
 def strategies_in(folder: Path) -> dict[str, Registration]:
-    """Load ``folder`` and return the registry (which also holds strategies registered from conftests)."""
+    """Load ``folder`` and return the strategies defined in it, by name."""
     load_strategy_modules(folder)
-    return registry()
+    return registry([folder])
 
 
 def discover_suites(root: Path, patterns: list[str]) -> list[Path]:

@@ -20,6 +20,8 @@ import numpy as np
 from .model_files import DEFAULT_MAX_TOKENS, resolve_model, sha256_file, verify_pinned
 
 ProgressFn = Callable[[int], None]
+# Loaded models by (source, device): loading costs seconds, and one process may run several sessions (pytester).
+_LOADED: dict[tuple[str, str | None], object] = {}
 
 
 def text_key(text: str) -> str:
@@ -137,8 +139,12 @@ class Embedder:
             from sentence_transformers import SentenceTransformer
 
             source = str(self._dir) if self._dir is not None else self.model_id
+            key = (source, self.device)
+            if key in _LOADED:
+                self._model = _LOADED[key]
+                return self._model
             try:
-                self._model = SentenceTransformer(source, device=self.device, local_files_only=True)
+                self._model = _LOADED[key] = SentenceTransformer(source, device=self.device, local_files_only=True)
             except Exception as exc:  # the hub client raises many types; the message is what matters
                 raise RuntimeError(
                     f"could not load embedding model {source!r} offline: {exc}. Pass a local directory with "

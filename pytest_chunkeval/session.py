@@ -91,8 +91,10 @@ class ChunkevalState:
 
     # -- discovery ----------------------------------------------------------------------------------------------
     def load_strategies(self) -> dict[str, Registration]:
+        """Strategies of this project: the strategies folder, plus any registered from files under the project
+        (conftests), which pytest has imported by the time collection asks."""
         load_strategy_modules(self.options.strategies_dir)
-        return registry()
+        return registry([self.options.strategies_dir, self.options.rootdir])
 
     def suite_paths(self) -> list[Path]:
         explicit = [p.resolve() for p in self.options.golden_paths]

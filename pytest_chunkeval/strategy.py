@@ -99,12 +99,33 @@ class Registration:
         return obj
 
 
-_REGISTRY: dict[str, Registration] = {}
+_REGISTRY: dict[tuple[str, str], Registration] = {}
 
 
-def registry() -> dict[str, Registration]:
-    """Registered strategies by name, in registration order."""
-    return dict(_REGISTRY)
+def registrations() -> list[Registration]:
+    """Every registration this process has seen, in order (several projects may share a process under pytester)."""
+    return list(_REGISTRY.values())
+
+
+def registry(roots: list[Path] | None = None) -> dict[str, Registration]:
+    """Registered strategies by name; with ``roots``, only those defined in files under one of them.
+
+    Scoping by file location keeps two pytest sessions in one process (pytester, IDEs) from seeing each other's
+    strategies. Two strategies of the same name in scope are an error: silently picking one would evaluate the
+    wrong code.
+    """
+    chosen: dict[str, Registration] = {}
+    resolved = [r.resolve() for r in roots] if roots is not None else None
+    for reg in _REGISTRY.values():
+        if resolved is not None:
+            origin = Path(reg.origin.rsplit(":", 1)[0]).resolve()
+            if not any(origin == r or r in origin.parents for r in resolved):
+                continue
+        previous = chosen.get(reg.name)
+        if previous is not None:
+            raise ValueError(f"strategy {reg.name!r} registered twice: {previous.origin} and {reg.origin}")
+        chosen[reg.name] = reg
+    return chosen
 
 
 def strategy(
@@ -118,8 +139,7 @@ def strategy(
         def my_chunker():
             return MyChunker()
 
-    Registering the same name twice from the same place is a no-op (re-imports); from two places it is an error,
-    because silently picking one would evaluate the wrong code.
+    The fixture is session-scoped and returns the strategy object, so any test can use ``my_chunker`` directly.
     """
 
     def wrap(f: Callable[[], Any]) -> Any:
@@ -127,10 +147,7 @@ def strategy(
 
         reg_name = name or f.__name__
         origin = f"{inspect.getsourcefile(f) or '?'}:{f.__code__.co_firstlineno}"
-        previous = _REGISTRY.get(reg_name)
-        if previous is not None and previous.origin != origin:
-            raise ValueError(f"strategy {reg_name!r} registered twice: {previous.origin} and {origin}")
-        _REGISTRY[reg_name] = Registration(reg_name, f, baseline, origin)
+        _REGISTRY[(reg_name, origin)] = Registration(reg_name, f, baseline, origin)
         return pytest.fixture(name=reg_name, scope="session")(f)
 
     return wrap(fn) if fn is not None else wrap
@@ -138,7 +155,8 @@ def strategy(
 
 def unregister(name: str) -> None:
     """Forget a strategy (used by tests that register throwaway strategies)."""
-    _REGISTRY.pop(name, None)
+    for key in [k for k in _REGISTRY if k[0] == name]:
+        del _REGISTRY[key]
 
 
 def code_files(obj: Any) -> list[Path]:
