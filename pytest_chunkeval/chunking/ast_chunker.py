@@ -184,7 +184,7 @@ def _fit(sp: Span, data: bytes, headers: _Headers, size: Any, max_size: int, uni
     if len(pieces) == 1:  # cannot shrink by lines at this budget: force a smaller budget
         pieces = line_spans(data, sp.start, sp.end, size, max(1, smaller // 2), sp.ctx, sp.fallback)
     for p in pieces:
-        p.nodes, p.units, p.error = sp.nodes, sp.units, sp.error
+        p.nodes, p.unit, p.error = sp.nodes, sp.unit, sp.error
     return [q for p in pieces for q in _fit(p, data, headers, size, max_size, unit, model_dir)]
 
 

@@ -12,9 +12,11 @@ The recipe, per node list (the root's children first):
 2. a child that fits is kept whole; one that does not is split recursively into its own children; a childless
    node that does not fit (a long string) is split by lines, then characters - never dropped; a tree-sitter
    ERROR node falls back to the same line splitting and is counted;
-3. adjacent pieces are merged greedily while the merged span fits; with ``by_type`` two pieces that each hold
-   a semantic unit (function, method, class, module, section) are never merged, so units are not mixed;
-4. a last pass folds any piece under ``min_size`` into a neighbour where the same rules allow it.
+3. adjacent pieces are merged greedily while the merged span fits; with ``by_type`` two different semantic
+   units (function, method, class, module, section) never share a chunk, and a unit too big for one chunk
+   starts a fresh one (its signature opens a chunk instead of trailing the previous one);
+4. a last pass folds any piece under ``min_size`` into a neighbour where allowed: pieces of one split unit may
+   fold together (tiny getters inside a big class), different top-level units still never mix.
 """
 from __future__ import annotations
 
@@ -26,18 +28,24 @@ from ..sizing import SpanSizer
 
 
 class Span:
-    """A candidate chunk: ``[start, end)`` in bytes, how many semantic units it holds, and why it exists."""
+    """A candidate chunk: ``[start, end)`` in bytes, which semantic unit it belongs to, and why it exists.
 
-    __slots__ = ("start", "end", "units", "nodes", "ctx", "fallback", "error")
+    ``unit`` is -1 for glue (imports, statements, comments) or the id of the one unit the span holds or is a
+    piece of; pieces of a split unit carry the id of the outermost split unit, so they may fold together.
+    """
 
-    def __init__(self, start: int, end: int, units: int = 0, nodes: list[Any] | None = None,
+    __slots__ = ("start", "end", "unit", "nodes", "ctx", "fallback", "error", "opens", "partial")
+
+    def __init__(self, start: int, end: int, unit: int = -1, nodes: list[Any] | None = None,
                  ctx: tuple[Any, ...] = (), fallback: bool = False, error: bool = False) -> None:
-        self.start, self.end, self.units = start, end, units
+        self.start, self.end, self.unit = start, end, unit
         self.nodes = nodes if nodes is not None else []
         self.ctx, self.fallback, self.error = ctx, fallback, error
+        self.opens = False  # starts a semantic unit: never appended to a piece of another unit
+        self.partial = False  # a piece of a node that had to be split: its text does not end a node
 
     def __repr__(self) -> str:
-        return f"Span({self.start}, {self.end}, units={self.units})"
+        return f"Span({self.start}, {self.end}, unit={self.unit})"
 
 
 def _common(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -104,6 +112,7 @@ class Splitter:
         self.tree, self.spec, self.data = tree, tree.spec, tree.source
         self.size, self.max, self.by_type = size, max_size, by_type
         self.stats = stats if stats is not None else {}
+        self._ids = 0
 
     def _count(self, key: str, n: int = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
@@ -177,7 +186,11 @@ class Splitter:
                 continue
             main = next((c for c in reversed(group) if c.type not in spec.comments), None)
             kind = kind_of(spec, main) if main is not None else None
-            unit = 1 if (self.by_type and kind in UNIT_KINDS) else 0
+            uid = -1
+            if self.by_type and kind in UNIT_KINDS:
+                self._ids += 1
+                uid = self._ids
+            fresh = False
             if main is not None and main.is_error:
                 self._count("fallback_regions")
                 pieces = line_spans(data, a, b, size, max_size, ctx)
@@ -185,18 +198,32 @@ class Splitter:
                 err = main is not None and main.has_error
                 if err:
                     self._count("error_regions")
-                pieces = [Span(a, b, unit, list(group), ctx, error=err)]
-            elif main is not None and main.child_count > 0:
-                inner_ctx = ctx + (main,) if kind in UNIT_KINDS else ctx
-                pieces = self.children(main, a, b, inner_ctx)
-                if unit:
-                    for p in pieces:
-                        p.units = max(p.units, 1)
+                pieces = [Span(a, b, uid, list(group), ctx, error=err)]
+                pieces[0].opens = uid >= 0
             else:
-                self._count("oversized_leaves")
-                pieces = line_spans(data, a, b, size, max_size, ctx, fallback=False)
-            for p in pieces:
-                if cur is not None and self.can_merge(cur, p):
+                # text before an oversized node (``x = ``, a heading, imports) flows into its first piece,
+                # when it is glue (a piece of another unit never joins: it could mix two units)
+                carry = cur is not None and cur.unit < 0 and cur.ctx is ctx and not cur.partial
+                start = cur.start if carry else a  # type: ignore[union-attr]
+                if main is not None and main.child_count > 0:
+                    inner_ctx = ctx + (main,) if kind in UNIT_KINDS else ctx
+                    pieces = self.children(main, start, b, inner_ctx)
+                else:
+                    self._count("oversized_leaves")
+                    pieces = line_spans(data, start, b, size, max_size, ctx, fallback=False)
+                if carry:
+                    pieces[0].nodes = cur.nodes + pieces[0].nodes  # type: ignore[union-attr]
+                    cur = None
+                if uid >= 0:  # pieces of one unit: a unit starts its own chunk, its pieces share its id
+                    fresh = pieces[0].opens = True
+                    for p in pieces:
+                        p.unit = uid
+            if len(pieces) > 1:
+                for p in pieces:
+                    p.partial = True
+            for i, p in enumerate(pieces):
+                # only the first piece may join what came before: the pieces were already merged one level down
+                if i == 0 and cur is not None and not fresh and self.can_merge(cur, p):
                     cur = self.merge(cur, p)
                 else:
                     if cur is not None:
@@ -207,13 +234,16 @@ class Splitter:
         return out
 
     def can_merge(self, x: Span, y: Span) -> bool:
-        if self.by_type and x.units + y.units > 1:
+        if x.unit >= 0 and y.unit >= 0 and x.unit != y.unit:
             return False
         return self.size(x.start, y.end) <= self.max
 
     def merge(self, x: Span, y: Span) -> Span:
-        return Span(x.start, y.end, x.units + y.units, x.nodes + y.nodes, _common(x.ctx, y.ctx),
-                    x.fallback or y.fallback, x.error or y.error)
+        sp = Span(x.start, y.end, x.unit if x.unit >= 0 else y.unit, x.nodes + y.nodes, _common(x.ctx, y.ctx),
+                  x.fallback or y.fallback, x.error or y.error)
+        sp.opens = x.opens or (y.opens and x.unit < 0)
+        sp.partial = y.partial
+        return sp
 
 
 def fold_small(spans: list[Span], splitter: Splitter, min_size: int) -> list[Span]:
@@ -224,7 +254,7 @@ def fold_small(spans: list[Span], splitter: Splitter, min_size: int) -> list[Spa
     out: list[Span] = []
     for sp in spans:
         if out and (size(sp.start, sp.end) < min_size or size(out[-1].start, out[-1].end) < min_size) \
-                and splitter.can_merge(out[-1], sp):
+                and not (sp.opens and out[-1].unit >= 0) and splitter.can_merge(out[-1], sp):
             out[-1] = splitter.merge(out[-1], sp)
         else:
             out.append(sp)
