@@ -100,6 +100,7 @@ class LarkGrammar:
     ) -> None:
         self.path = Path(grammar_path)
         self.openers = dict(openers or {})
+        self.reserved_callees: set[str] = set()
         self.comment_terminals = comment_terminals
         self._comments: list[Token] = []
         try:
@@ -140,14 +141,28 @@ class LarkGrammar:
             if exc.token.type == "$END":
                 raise SourceSyntaxError(path, text.count("\n"), 1, self._eof_reason(exc)) from None
             newline = self.lark.options.postlex.newline
-            expected = ", ".join(sorted({self._pretty(t) for t in exc.expected if t != newline}))
+            names = sorted({self._pretty(t) for t in exc.expected if t != newline})
+            expected = ", ".join(names) if len(names) <= 8 else ", ".join(names[:6]) + f", ... ({len(names)} in all)"
             shown = "end of line" if exc.token.type == newline else repr(exc.token.value)
             reason = f"unexpected {shown}; expected {expected or 'end of line'}"
             inner = self._innermost_open(exc)
             if inner is not None:
                 reason += f" (inside '{inner.value}' block opened at line {inner.line})"
             raise SourceSyntaxError(path, exc.line, exc.column, reason) from None
+        self._check_reserved(tree, path)
         return ParseResult(tree=tree, comments=list(self._comments))
+
+    def _check_reserved(self, tree: Tree, path: str) -> None:
+        """Reject ``end()``/``else()``/... used as plain calls: the contextual lexer reads a block keyword as a
+        name where the keyword is not expected (so ``startLoop(i, 0, end)`` works), which would otherwise let a
+        stray ``end()`` pass as a call of a function named ``end``."""
+        if not self.reserved_callees:
+            return
+        for call in tree.find_data("call"):
+            callee = call.children[0]
+            if isinstance(callee, Tree) and callee.data == "var" and str(callee.children[0]) in self.reserved_callees:
+                tok = callee.children[0]
+                raise SourceSyntaxError(path, tok.line, tok.column, f"unexpected '{tok}(...)': no open block here that it could close or continue")
 
     def _innermost_open(self, exc: UnexpectedInput) -> Token | None:
         """The innermost block keyword still on the parser's value stack (reduced blocks no longer show there)."""

@@ -25,10 +25,12 @@ from .lark_summary import BLOCK_SUFFIX, serialize, summarize
 from .render_summary import render_header
 
 
-def _block_facts(grammar: LarkGrammar) -> tuple[dict[str, str], tuple[str, ...]]:
-    """(opener keyword -> closing text, keywords whose block opens with '{') from the ``*_block`` rules."""
+def _block_facts(grammar: LarkGrammar) -> tuple[dict[str, str], tuple[str, ...], set[str]]:
+    """From the ``*_block`` rules: opener keyword -> closing text, the keywords whose block opens with '{', and
+    every block keyword (including those of clauses the block rules use, like ``else`` and ``exception``)."""
     openers: dict[str, str] = {}
     brace: set[str] = set()
+    keywords: set[str] = set()
     lark = grammar.lark
 
     def literal(sym: Any) -> str | None:
@@ -40,9 +42,11 @@ def _block_facts(grammar: LarkGrammar) -> tuple[dict[str, str], tuple[str, ...]]
             return None
         return str(pattern.value) if pattern.type == "str" else None
 
-    for rule in lark.rules:
-        if not rule.origin.name.endswith(BLOCK_SUFFIX) or not rule.expansion:
-            continue
+    block_rules = [r for r in lark.rules if r.origin.name.endswith(BLOCK_SUFFIX) and r.expansion]
+    used = {s.name for r in block_rules for s in r.expansion if not s.is_term}
+    for rule in block_rules + [r for r in lark.rules if r.origin.name in used]:
+        keywords.update(t for s in rule.expansion if (t := literal(s)) and t.isidentifier())
+    for rule in block_rules:
         opener = literal(rule.expansion[0])
         if opener is None:
             continue
@@ -57,7 +61,17 @@ def _block_facts(grammar: LarkGrammar) -> tuple[dict[str, str], tuple[str, ...]]
         openers[opener] = "".join(tail)
         if any(literal(s) == "{" for s in rule.expansion):
             brace.add(rule.expansion[0].name)
-    return openers, tuple(sorted(brace))
+    return openers, tuple(sorted(brace)), keywords
+
+
+def load_grammar(grammar: Path, comment_terminals: tuple[str, ...] = ("DOC_COMMENT", "LINE_COMMENT", "BLOCK_COMMENT")) -> LarkGrammar:
+    """A :class:`LarkGrammar` with its block facts (openers, closers, brace-opened blocks) read from the grammar."""
+    g = LarkGrammar(Path(grammar), comment_terminals=comment_terminals)
+    openers, brace, keywords = _block_facts(g)
+    g.openers = openers
+    g.reserved_callees = keywords
+    g.lark.options.postlex.block_brace_after = set(brace)
+    return g
 
 
 class _LarkFileChunker(Strategy):
@@ -72,10 +86,7 @@ class _LarkFileChunker(Strategy):
         self.extensions = extensions
         if name:
             self.name = name
-        self.grammar = LarkGrammar(self.grammar_path, comment_terminals=self.comment_terminals)
-        openers, brace = _block_facts(self.grammar)
-        self.grammar.openers = openers
-        self.grammar.lark.options.postlex.block_brace_after = set(brace)
+        self.grammar = load_grammar(self.grammar_path, self.comment_terminals)
         self.reset_stats()
 
     def source_files(self) -> list[Path]:
