@@ -137,10 +137,10 @@ def parse_config(data: Any, source: str = "<config>") -> GrammarConfig:
     categories = {s.category for s in statements}
     tags: list[TagRule] = []
     for i, t in enumerate(data["semantic_tags"]):
-        for key, known in (("categories", categories), ("blocks", block_names)):
+        for key, what, known in (("categories", "category", categories), ("blocks", "block", block_names)):
             for j, name in enumerate(t.get(key, [])):
                 if name not in known:
-                    problems.append(f"{source}: $.semantic_tags[{i}].{key}[{j}]: unknown {key[:-1]} {name!r}")
+                    problems.append(f"{source}: $.semantic_tags[{i}].{key}[{j}]: unknown {what} {name!r}")
         tags.append(TagRule(
             tag=t["tag"],
             pattern=rx(t["pattern"], f"$.semantic_tags[{i}].pattern") if "pattern" in t else None,
