@@ -1,0 +1,3 @@
+"""Pagebound fulfilment worker: consumes order events and moves orders to shipped."""
+
+__version__ = "3.2.0"
