@@ -2,6 +2,9 @@
 
 All AVAP knowledge is in avap_config.json next to this file (validated against
 pytest_chunkeval/schemas/grammar_config.schema.json); the engine is pytest_chunkeval.chunking.grammar_chunker.
+
+Chunks are sized in the embedder's own tokens (all-MiniLM-L6-v2 reads 256), header included, so no chunk is
+truncated: blocks larger than that are split with their signature as context.
 """
 from pathlib import Path
 
@@ -13,4 +16,4 @@ CONFIG = Path(__file__).with_name("avap_config.json")
 
 @strategy
 def grammar_definition() -> GrammarChunker:
-    return GrammarChunker(CONFIG)
+    return GrammarChunker(CONFIG, max_chunk_size=256, size_unit="tokens")

@@ -164,7 +164,7 @@ def test_ablation_has_no_signatures_and_no_headers() -> None:
 
 
 def test_oversized_function_is_split_with_signature_context() -> None:
-    ch = GrammarChunker(CONFIG, max_chars=120)
+    ch = GrammarChunker(CONFIG, max_chunk_size=160)
     body = "".join(f'  addVar(v{i}, "value number {i}")\n' for i in range(12))
     src = f"function big(a){{\n{body}  if(a, 1, \"=\")\n    x = 1\n  end()\n}}\n"
     chunks = [c for c in ch.chunk("t.avap", src) if c.kind == "function"]
@@ -238,3 +238,17 @@ def test_corpus_is_chunked_losslessly_without_recovery(signatures: bool) -> None
     stats = ch.stats()
     assert stats["files"] == len(CORPUS_FILES)
     assert stats["recovered_blocks"] == 0 and stats["warnings"] == [] and stats["unclassified_statements"] == 0
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="golden/avap/corpus not present")
+def test_token_budget_keeps_every_chunk_inside_the_window() -> None:
+    from pytest_chunkeval.model_files import count_tokens
+
+    try:
+        count_tokens("probe")
+    except Exception as exc:  # pragma: no cover - only without the bundled model files
+        pytest.skip(f"tokenizer unavailable: {exc}")
+    ch = GrammarChunker(CONFIG, max_chunk_size=256, size_unit="tokens")
+    assert ch.fits_window is True
+    sizes = [count_tokens(c.text) for p in CORPUS_FILES for c in ch.chunk(p.name, p.read_text(encoding="utf-8"))]
+    assert max(sizes) <= 256 and ch.stats()["split_blocks"] > 0

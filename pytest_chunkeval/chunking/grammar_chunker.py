@@ -6,8 +6,8 @@ What becomes a chunk (decisions, with the reason):
   lines directly above them (their docs). A nested block is *not* a second chunk: it is already inside its
   parent's chunk, and duplicating it would let one function occupy several of the top-k slots and inflate the
   index (the ADR counted 33 files -> 89 chunks, i.e. roughly signature + block + statements per file).
-* **Oversized blocks** (more than ``max_chars`` of source) are split, cAST-style: runs of their statements are
-  packed up to the budget, a nested block too big on its own is split recursively, and every part carries the
+* **Oversized blocks** (header + source over ``max_chunk_size`` in ``size_unit``) are split, cAST-style: runs of
+  their statements are packed up to the budget, a nested block too big on its own is split recursively, and every part carries the
   enclosing openers (the function signature) as its header. So no chunk is truncated by the embedder for
   nothing, and every part still says where it lives.
 * **Consecutive top-level statements** (imports, globals, registerEndpoint lines) group into one chunk, packed up
@@ -18,6 +18,10 @@ What becomes a chunk (decisions, with the reason):
   signature for parts, the statements that refer to the block (``refers_to``: the registerEndpoint line naming a
   handler) for the block and its signature, and the referenced block's signature for the referring statements.
 
+Size contract (as for the AST chunker): ``max_chunk_size`` bounds the whole embedded text, header included. Context
+headers are best effort: lines are dropped until the chunk fits. Only a single statement line longer than the
+budget can exceed it (lines are never cut), and the quality checks report that.
+
 Every non-blank line is in the body of exactly one non-signature chunk, so the strategy is lossless.
 """
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chunk import Chunk, line_starts
+from ..sizing import check_unit, text_size
 from ..strategy import Strategy
 from .grammar_config import GrammarConfig, Node, Scan, load_config, scan
 from .render_summary import render_tags
@@ -60,9 +65,12 @@ class _FileChunks:
         end = self.starts[b] - 1 if b < len(self.starts) else len(self.text)
         return begin, max(begin, end)
 
-    def size(self, a: int, b: int) -> int:
+    def size(self, a: int, b: int, header: str = "") -> int:
         begin, end = self.span(a, b)
-        return end - begin
+        return self.o.measure(header + self.text[begin:end])
+
+    def fits(self, a: int, b: int, context: list[str]) -> bool:
+        return self.size(a, b, self.header(context)) <= self.o.max_chunk_size
 
     def signature(self, block: Node) -> str:
         """The rendered signature (template over captures, params normalised) or the stripped opener line."""
@@ -106,7 +114,11 @@ class _FileChunks:
     def emit(self, a: int, b: int, kind: str, nodes: list[Node], context: list[str], **meta: Any) -> None:
         begin, end = self.span(a, b)
         body = self.text[begin:end]
+        context = list(context)
         header = self.header(context)
+        while context and self.o.measure(header + body) > self.o.max_chunk_size:
+            context.pop()  # the innermost / last-added context goes first
+            header = self.header(context)
         inside = list(_walk(nodes))
         metadata = {
             "tags": self.tags(a, b, nodes),
@@ -156,11 +168,11 @@ class _FileChunks:
                 run.clear()
 
         for item in items:
-            if item.kind == "block" and self.size(item.start, item.end) > self.o.max_chars:
+            if item.kind == "block" and not self.fits(item.start, item.end, context + self.referrers(item)):
                 flush()
                 self.block(item, [], context)
                 continue
-            if run and self.size(run[0].start, item.end) > self.o.max_chars:
+            if run and not self.fits(run[0].start, item.end, context):
                 flush()
             run.append(item)
         flush()
@@ -175,7 +187,7 @@ class _FileChunks:
             meta["recovered"] = True
         if block.rule is not None and block.rule.signature and self.o.signatures:
             self.emit_signature(block)
-        if self.size(start, block.end) <= self.o.max_chars or not block.children:
+        if self.fits(start, block.end, own) or not block.children:
             self.emit(start, block.end, block.name, lead + [block], own, **meta)
             return
         self.o._stats["split_blocks"] += 1
@@ -184,7 +196,7 @@ class _FileChunks:
         # the first part (opener + docs) needs no context for this block; later parts get the signature
         items = lead + [opener] + block.children
         first_run: list[Node] = []
-        while items and self.size(start, items[0].end) <= self.o.max_chars:
+        while items and self.fits(start, items[0].end, own):
             first_run.append(items.pop(0))
         if not first_run:  # the opener line alone is over budget
             first_run.append(items.pop(0))
@@ -215,18 +227,24 @@ class GrammarChunker(Strategy):
     description = "config-driven blocks + grouped statements, semantic tags, signature chunks, semantic overlap"
 
     def __init__(self, config_path: Path, *, name: str | None = None, signatures: bool = True, overlap: bool = True,
-                 max_chars: int = 900) -> None:
+                 max_chunk_size: int = 1000, size_unit: str = "chars", model_dir: Path | None = None) -> None:
         self.config_path = Path(config_path)
         self.config: GrammarConfig = load_config(self.config_path)
         self.extensions = self.config.file_extensions
-        self.signatures, self.overlap, self.max_chars = signatures, overlap, max_chars
-        self.version = f"1:sig={int(signatures)}:overlap={int(overlap)}:max={max_chars}"
+        self.signatures, self.overlap = signatures, overlap
+        self.max_chunk_size, self.size_unit, self.model_dir = max_chunk_size, check_unit(size_unit), model_dir
+        # a promise the quality checks enforce: with the embedder's own tokens as the unit nothing is truncated
+        self.fits_window = size_unit == "tokens" and max_chunk_size <= 256
+        self.version = f"2:sig={int(signatures)}:overlap={int(overlap)}:max={max_chunk_size}{size_unit}"
         if name:
             self.name = name
         self.reset_stats()
 
     def source_files(self) -> list[Path]:
         return [self.config_path]
+
+    def measure(self, text: str) -> int:
+        return text_size(text, self.size_unit, self.model_dir)
 
     def reset_stats(self) -> None:
         self._stats: dict[str, Any] = {"files": 0, "blocks": 0, "recovered_blocks": 0, "split_blocks": 0,
