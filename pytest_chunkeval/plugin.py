@@ -129,16 +129,16 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     state = _state(config)
     if state is None:
         return None
-    for suite in state.suite_paths():
-        corpus = suite.parent / "corpus"
-        if collection_path == corpus or corpus in collection_path.parents:
-            return True
+    path = collection_path.resolve()
+    if any(path == corpus or corpus in path.parents for corpus in state.corpus_dirs()):
+        return True
     return None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     state = _state(parent.config)
     if state is not None and file_path.resolve() in state.suite_paths():
+        state.collected_suites.add(file_path.resolve())
         return GoldenFile.from_parent(parent, path=file_path)
     return None
 
@@ -151,10 +151,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     explicit_args = config.args_source == pytest.Config.ArgsSource.ARGS
     wanted = [p.resolve() for p in state.options.golden_paths] if explicit_args else state.suite_paths()
-    seen = {Path(item.path).resolve() for item in items if isinstance(item.parent, pytest.Collector)}
     for suite in wanted:
-        if suite in seen:
+        if suite in state.collected_suites:
             continue
+        state.collected_suites.add(suite)
         node = GoldenFile.from_parent(session, path=suite)
         items.extend(session.genitems(node))
 

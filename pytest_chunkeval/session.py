@@ -87,7 +87,10 @@ class ChunkevalState:
     accepted: dict[Path, AcceptedMisses] = field(default_factory=dict)
     outcomes: dict[tuple[Path, str], dict[str, bool]] = field(default_factory=dict)
     report: dict[str, Any] | None = None
+    collected_suites: set[Path] = field(default_factory=set)
     _evaluator: Any = None
+    _discovered: list[Path] | None = None
+    _corpus_dirs: set[Path] | None = None
 
     # -- discovery ----------------------------------------------------------------------------------------------
     def load_strategies(self) -> dict[str, Registration]:
@@ -97,10 +100,25 @@ class ChunkevalState:
         return registry([self.options.strategies_dir, self.options.rootdir])
 
     def suite_paths(self) -> list[Path]:
+        """The suites to evaluate: those named by --chunkeval-golden, else every suite the ini patterns find."""
         explicit = [p.resolve() for p in self.options.golden_paths]
-        if explicit:
-            return explicit
-        return discover_suites(self.options.rootdir, self.options.golden_patterns)
+        return explicit or self.discovered()
+
+    def discovered(self) -> list[Path]:
+        if self._discovered is None:
+            self._discovered = discover_suites(self.options.rootdir, self.options.golden_patterns)
+        return self._discovered
+
+    def corpus_dirs(self) -> set[Path]:
+        """Corpus folders of every known suite: data, never to be collected as tests."""
+        if self._corpus_dirs is None:
+            self._corpus_dirs = set()
+            for path in {*self.discovered(), *(p.resolve() for p in self.options.golden_paths)}:
+                try:
+                    self._corpus_dirs.add(self.suite(path).corpus_dir)
+                except Exception:  # reported when the suite itself is collected
+                    self._corpus_dirs.add(path.parent / "corpus")
+        return self._corpus_dirs
 
     def suite(self, path: Path) -> GoldenSuite:
         key = path.resolve()

@@ -1,0 +1,238 @@
+"""The plugin through pytester, end to end: real embedder, real LanceDB, real files (a tiny corpus, so it is quick)."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import lancedb  # noqa: F401
+import pytest
+import sentence_transformers  # noqa: F401
+
+from pytest_chunkeval.verify import verify_report
+
+# In-process pytester runs restore sys.modules afterwards; LanceDB's native module panics when imported twice and
+# torch is slow to re-import, so both are imported here, outside the inner runs, and stay loaded.
+
+pytestmark = pytest.mark.slow
+
+STRATEGIES = {
+    "file_level.py": """
+        from pytest_chunkeval import FileLevelChunker, strategy
+
+        @strategy(baseline=True)
+        def file_level():
+            return FileLevelChunker()
+    """,
+    "fixed_size.py": """
+        from pytest_chunkeval import FixedSizeChunker, strategy
+
+        @strategy
+        def fixed_size():
+            return FixedSizeChunker(max_chunk_size=120, overlap=20)
+    """,
+}
+
+CORPUS = {
+    "auth.py": '''
+        import hashlib
+
+
+        def hash_password(password: str, salt: str) -> str:
+            return hashlib.sha256((salt + password).encode()).hexdigest()
+
+
+        def check_password(password: str, salt: str, digest: str) -> bool:
+            return hash_password(password, salt) == digest
+    ''',
+    "orders.py": '''
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Order:
+            id: int
+            items: list
+
+
+        def order_total(order: Order, discount: float = 0.0) -> float:
+            subtotal = sum(item["price"] * item["qty"] for item in order.items)
+            return round(subtotal * (1 - discount), 2)
+
+
+        def cancel_order(order: Order) -> None:
+            order.items.clear()
+    ''',
+    "README.md": '''
+        # Shop
+        A tiny shop: accounts with salted password hashes, orders with discounts.
+    ''',
+}
+
+GOLDEN = """
+    corpus: corpus
+    queries:
+      - id: password-hash
+        query: How are user passwords hashed with a salt?
+        relevant:
+          - path: auth.py
+            lines: [4, 5]
+      - id: order-total
+        query: compute the total price of an order after a discount
+        relevant:
+          - path: orders.py
+            lines: [10, 12]
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makefile(".toml", pyproject='[tool.pytest.ini_options]\nchunkeval_golden = ["golden/*/queries.yaml"]\n')
+    for name, body in STRATEGIES.items():
+        (pytester.path / "strategies").mkdir(exist_ok=True)
+        (pytester.path / "strategies" / name).write_text(textwrap.dedent(body))
+    corpus = pytester.path / "golden" / "shop" / "corpus"
+    corpus.mkdir(parents=True)
+    for name, body in CORPUS.items():
+        (corpus / name).write_text(textwrap.dedent(body).lstrip("\n"))
+    (corpus.parent / "queries.yaml").write_text(textwrap.dedent(GOLDEN))
+    # A corpus file that looks like a test must never be collected as one.
+    (corpus / "test_looks_like_a_test.py").write_text("def test_boom():\n    raise SystemExit('collected corpus')\n")
+    return pytester
+
+
+def run(p: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return p.runpytest("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress", *args)
+
+
+def test_evaluates_every_suite_and_strategy_and_writes_a_verifiable_report(project: pytest.Pytester) -> None:
+    result = run(project, "-v", "-rs")
+    result.assert_outcomes(passed=7, skipped=3)
+    result.stdout.fnmatch_lines(
+        [
+            "*golden/shop/queries.yaml::file_level::order-total PASSED*",
+            "*golden/shop/queries.yaml::fixed_size::password-hash PASSED*",
+            "*chunkeval summary*",
+            "*file_level*",
+            "*fixed_size*",
+        ]
+    )
+    assert "collected corpus" not in result.stdout.str()
+    report_path = project.path / "chunkeval-report.json"
+    report = json.loads(report_path.read_text())
+    suite = report["suites"]["golden/shop/queries.yaml"]
+    assert set(suite["strategies"]) == {"file_level", "fixed_size"}
+    fixed = suite["strategies"]["fixed_size"]
+    assert fixed["index"]["chunk_count"] == len(fixed["chunks"]) > 4
+    assert fixed["index"]["embedded"] + fixed["index"]["cached"] == fixed["index"]["chunk_count"]
+    assert verify_report(report_path) == []
+    assert report["model"]["sha256"]["model.safetensors"].startswith("53aa5117")
+
+
+def test_second_run_reuses_indexes_and_embeds_nothing(project: pytest.Pytester) -> None:
+    run(project).assert_outcomes(passed=7, skipped=3)
+    second = run(project)
+    second.assert_outcomes(passed=7, skipped=3)
+    second.stdout.fnmatch_lines(["*embedded 0 texts*from cache*"])
+    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    for entry in report["suites"]["golden/shop/queries.yaml"]["strategies"].values():
+        assert entry["index"]["reused"] is True
+        assert entry["index"]["embedded"] == 0
+
+
+def test_changing_a_strategy_rebuilds_only_its_index(project: pytest.Pytester) -> None:
+    run(project).assert_outcomes(passed=7, skipped=3)
+    path = project.path / "strategies" / "fixed_size.py"
+    path.write_text(path.read_text().replace("max_chunk_size=120", "max_chunk_size=150"))
+    run(project).assert_outcomes(passed=7, skipped=3)
+    strategies = json.loads((project.path / "chunkeval-report.json").read_text())["suites"]["golden/shop/queries.yaml"]["strategies"]
+    assert strategies["file_level"]["index"]["reused"] is True
+    assert strategies["fixed_size"]["index"]["reused"] is False
+
+
+def test_k_selects_by_strategy_and_query(project: pytest.Pytester) -> None:
+    run(project, "-k", "fixed_size and password").assert_outcomes(passed=1)
+
+
+def test_plain_pytest_collects_nothing_and_imports_nothing_heavy(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_plain="""
+        import sys
+
+        def test_light(fixed_size):
+            assert fixed_size.chunk("a.py", "x = 1\\n")[0].start_line == 1
+            heavy = [m for m in ("sentence_transformers", "torch", "lancedb") if m in sys.modules]
+            assert heavy == []
+        """
+    )
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", "tests" if False else "test_plain.py")
+    result.assert_outcomes(passed=1)
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", "--collect-only", "-q")
+    assert "queries.yaml" not in result.stdout.str()
+
+
+def test_a_miss_fails_with_details_then_can_be_accepted_and_a_fix_is_flagged(project: pytest.Pytester) -> None:
+    golden = project.path / "golden" / "shop" / "queries.yaml"
+    # With k=1 a query about passwords cannot rank the orders file first: a deterministic miss.
+    golden.write_text(golden.read_text().replace("path: auth.py\n        lines: [4, 5]", "path: orders.py\n        lines: [10, 12]"))
+    failed = run(project, "--chunkeval-k", "1", "-k", "fixed_size and password")
+    failed.assert_outcomes(failed=1)
+    failed.stdout.fnmatch_lines(
+        [
+            "*MISS: no relevant item in the top 1 for fixed_size*",
+            "*query 'password-hash': How are user passwords hashed with a salt?*",
+            "*orders.py lines 10-12 (grade 1)*",
+            "*top 1 retrieved:*",
+            "*1.   auth.py:1-*",
+        ]
+    )
+    accepted = run(project, "--chunkeval-k", "1", "-k", "fixed_size and password", "--chunkeval-accept-misses")
+    accepted.assert_outcomes(passed=1)
+    record = (golden.parent / "accepted_misses.yaml").read_text()
+    assert "password-hash" in record and "k=1" in record
+    run(project, "--chunkeval-k", "1", "-k", "fixed_size and password").assert_outcomes(xfailed=1)
+    golden.write_text(textwrap.dedent(GOLDEN))
+    fixed = run(project, "--chunkeval-k", "1", "-k", "fixed_size and password")
+    fixed.assert_outcomes(failed=1)
+    fixed.stdout.fnmatch_lines(["*FIXED: this query was an accepted miss and is now retrieved*"])
+    run(project, "--chunkeval-k", "1", "-k", "fixed_size and password", "--chunkeval-accept-misses").assert_outcomes(passed=1)
+    assert not (golden.parent / "accepted_misses.yaml").exists()
+
+
+def test_invalid_golden_is_a_collection_error_naming_the_place(project: pytest.Pytester) -> None:
+    golden = project.path / "golden" / "shop" / "queries.yaml"
+    golden.write_text(golden.read_text().replace("lines: [10, 12]", "lines: [10, 99]"))
+    result = run(project)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*queries.yaml:13: query 'order-total': relevant[[]0].lines: [[]10, 99] runs past the end of orders.py*"])
+
+
+def test_conftest_strategy_and_a_suite_it_cannot_handle_is_skipped_with_reason(project: pytest.Pytester) -> None:
+    project.makeconftest(
+        """
+        from pytest_chunkeval import FileLevelChunker, strategy
+
+        class DocsOnly(FileLevelChunker):
+            name = "docs_only"
+            extensions = (".rst",)
+
+        @strategy
+        def docs_only():
+            return DocsOnly()
+        """
+    )
+    result = run(project, "-rs", "-k", "docs_only")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*docs_only: handles none of the 4 files of this suite (it handles .rst)*"])
+
+
+def test_golden_path_option_runs_a_suite_anywhere(project: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "corpus").mkdir()
+    (elsewhere / "corpus" / "auth.py").write_text(textwrap.dedent(CORPUS["auth.py"]).lstrip("\n"))
+    (elsewhere / "q.yaml").write_text(
+        "queries:\n  - id: hashing\n    query: salted password hashing\n    relevant:\n      - path: auth.py\n"
+    )
+    result = run(project, f"--chunkeval-golden={elsewhere / 'q.yaml'}", "-v")
+    result.assert_outcomes(passed=5, skipped=3)
+    assert "shop" not in result.stdout.str()
