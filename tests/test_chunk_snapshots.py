@@ -103,3 +103,16 @@ def test_chunks(name: str, rel: str, snapshot: Any, built: dict[str, Any]) -> No
         pytest.skip(f"{name} does not handle {Path(rel).suffix} files")
     text = (CORPUS / rel).read_text(encoding="utf-8")
     assert snapshot.use_extension(_extension_for(name)) == render_chunks(strategy.chunk(rel, text))
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="golden/avap/corpus not present")
+def test_no_snapshot_file_for_a_strategy_that_is_gone(request: pytest.FixtureRequest) -> None:
+    """syrupy cannot tell that ``<strategy>.ambr`` lost its strategy (the file name is ours), so check it here;
+    ``--snapshot-update`` deletes such files, as syrupy does with its own unused snapshots."""
+    folder = Path(__file__).parent / "__snapshots__" / Path(__file__).stem
+    stale = sorted(p for p in folder.glob("*.ambr") if p.stem not in REGISTRY) if folder.is_dir() else []
+    if stale and request.config.getoption("update_snapshots", default=False):
+        for p in stale:
+            p.unlink()
+        return
+    assert not stale, f"snapshot files without a registered strategy (run with --snapshot-update to delete): {[p.name for p in stale]}"
