@@ -173,6 +173,19 @@ def test_oversized_function_is_split_with_signature_context() -> None:
     assert chunks[0].header == "" and all(c.header == "// context: function big(a)\n" for c in chunks[1:])
     covered = sorted({ln for c in chunks for ln in range(c.start_line, c.end_line + 1)})
     assert covered == list(range(1, src.count("\n") + 1))
+    assert all(c.source.strip() not in ("}", "end()") for c in chunks), "a closer line became a chunk of its own"
+
+
+def test_nested_oversized_block_keeps_opener_and_closer_with_content() -> None:
+    ch = GrammarChunker(CONFIG, max_chunk_size=200)
+    body = "".join(f'    addVar(v{i}, "value number {i}")\n' for i in range(12))
+    src = f"function big(a){{\n  x = 1\n  startLoop(i, 0, a)\n{body}  endLoop()\n}}\n"
+    chunks = [c for c in ch.chunk("t.avap", src) if c.kind != "signature"]
+    assert all(c.source.count("\n") >= 1 for c in chunks), [c.source for c in chunks]
+    assert all(ch.measure(c.text) <= 200 for c in chunks)
+    assert chunks[0].source.startswith("function big(a){\n  x = 1\n  startLoop(i, 0, a)")
+    assert chunks[-1].source.endswith("  endLoop()\n}")
+    assert [c.start_line for c in chunks[1:]] == [c.end_line + 1 for c in chunks[:-1]]
 
 
 # ---- recovery -------------------------------------------------------------------------------------------------

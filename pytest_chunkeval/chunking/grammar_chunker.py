@@ -9,7 +9,9 @@ What becomes a chunk (decisions, with the reason):
 * **Oversized blocks** (header + source over ``max_chunk_size`` in ``size_unit``) are split, cAST-style: runs of
   their statements are packed up to the budget, a nested block too big on its own is split recursively, and every part carries the
   enclosing openers (the function signature) as its header. So no chunk is truncated by the embedder for
-  nothing, and every part still says where it lives.
+  nothing, and every part still says where it lives. No part is a lone opener or closer line: a small run
+  before an oversized nested block travels with it, and a small tail joins the previous part (or takes its
+  last statement along).
 * **Consecutive top-level statements** (imports, globals, registerEndpoint lines) group into one chunk, packed up
   to the same budget.
 * **Signature chunks** (``kind="signature"``): ``function name(a, b)`` plus one line of tags, for every block whose
@@ -52,6 +54,8 @@ class _FileChunks:
         self.o, self.cfg, self.path, self.text, self.scan = owner, owner.config, path, text, result
         self.starts = line_starts(text)
         self.chunks: list[Chunk] = []
+        # the last emit(): (start, end, kind, nodes, context, meta, index in chunks), for merging a small tail
+        self._last: tuple[int, int, str, list[Node], list[str], dict[str, Any], int] | None = None
         everything = list(_walk(result.nodes))
         self.refs: dict[str, list[Node]] = {}
         for n in everything:
@@ -114,7 +118,7 @@ class _FileChunks:
     def emit(self, a: int, b: int, kind: str, nodes: list[Node], context: list[str], **meta: Any) -> None:
         begin, end = self.span(a, b)
         body = self.text[begin:end]
-        context = list(context)
+        original, context = list(context), list(context)
         header = self.header(context)
         while context and self.o.measure(header + body) > self.o.max_chunk_size:
             context.pop()  # the innermost / last-added context goes first
@@ -129,6 +133,7 @@ class _FileChunks:
         if header:
             metadata["context"] = header.splitlines()
         start_byte = len(self.text[:begin].encode("utf-8"))
+        self._last = (a, b, kind, list(nodes), list(original), dict(meta), len(self.chunks))
         self.chunks.append(Chunk(
             text=header + body, path=self.path, start_line=a, end_line=b, start_byte=start_byte,
             end_byte=start_byte + len(body.encode("utf-8")), strategy=self.o.name, kind=kind,
@@ -151,10 +156,20 @@ class _FileChunks:
         ))
         self.o._stats["signatures"] += 1
 
-    def pack(self, items: list[Node], kind: str, context: list[str], **meta: Any) -> None:
-        """Greedy runs of ``items`` (in order) up to the size budget; an oversized block inside is split on its own."""
+    def pack(self, items: list[Node], kind: str, context: list[str], first_context: list[str] | None = None,
+             **meta: Any) -> None:
+        """Greedy runs of ``items`` (in order) up to the size budget.
+
+        An oversized block among them is split on its own, taking a small preceding run along as its lead (so an
+        opener line never stands alone). For the parts of a split block (``first_context`` given: the context of
+        the part holding the opener), a small last run (a closer, a final ``addResult``) is merged into the chunk
+        just emitted when that still fits, instead of becoming a tiny chunk of its own.
+        """
         run: list[Node] = []
         part = [int(meta.get("part", 0))]
+
+        def ctx(nodes: list[Node]) -> list[str]:
+            return first_context if first_context is not None and any(n.kind == "open" for n in nodes) else context
 
         def flush() -> None:
             if run:
@@ -164,17 +179,34 @@ class _FileChunks:
                 refs = [self.signature(self.named[n.ref]) for n in _walk(run) if n.kind == "stmt" and n.ref in self.named]
                 only_comments = all(n.kind == "comment" for n in run)
                 self.emit(run[0].start, run[-1].end, "comment" if only_comments and kind == "statements" else kind,
-                          run, context + refs, **meta)
+                          run, ctx(run) + refs, **meta)
                 run.clear()
 
-        for item in items:
+        for i, item in enumerate(items):
             if item.kind == "block" and not self.fits(item.start, item.end, context + self.referrers(item)):
-                flush()
-                self.block(item, [], context)
+                lead: list[Node] = []
+                if run and self.size(run[0].start, run[-1].end) <= self.o.max_chunk_size // 4:
+                    lead, run = run, []
+                else:
+                    flush()
+                self.block(item, lead, context)
                 continue
-            if run and not self.fits(run[0].start, item.end, context):
+            if run and not self.fits(run[0].start, item.end, ctx(run + [item])):
+                # no orphan tail: when only a few small lines are left (a closer, a last addResult), the run's
+                # last node moves over to keep them company
+                rest_small = all(n.kind != "block" for n in items[i:]) and \
+                    self.size(item.start, items[-1].end) <= self.o.max_chunk_size // 8
+                carried = [run.pop()] if rest_small and len(run) > 1 else []
                 flush()
+                run.extend(carried)
             run.append(item)
+        if run and first_context is not None and self._last is not None and self._last[6] == len(self.chunks) - 1:
+            a, b, last_kind, nodes, last_ctx, last_meta, _ = self._last
+            between = self.scan.lines[b:run[0].start - 1]
+            if not any(line.strip() for line in between) and self.fits(a, run[-1].end, last_ctx):
+                self.chunks.pop()
+                self.emit(a, run[-1].end, last_kind, nodes + run, last_ctx, **last_meta)
+                run.clear()
         flush()
 
     def block(self, block: Node, lead: list[Node], context: list[str]) -> None:
@@ -191,17 +223,10 @@ class _FileChunks:
             self.emit(start, block.end, block.name, lead + [block], own, **meta)
             return
         self.o._stats["split_blocks"] += 1
+        # the part holding the opener needs no context for this block; later parts get its signature
         opener = Node("open", block.start, block.start)
-        inner = own + [self.signature(block)]
-        # the first part (opener + docs) needs no context for this block; later parts get the signature
-        items = lead + [opener] + block.children
-        first_run: list[Node] = []
-        while items and self.fits(start, items[0].end, own):
-            first_run.append(items.pop(0))
-        if not first_run:  # the opener line alone is over budget
-            first_run.append(items.pop(0))
-        self.emit(first_run[0].start, first_run[-1].end, block.name, first_run, own, part=1, **meta)
-        self.pack(items, block.name, inner, part=2, **meta)
+        self.pack(lead + [opener] + block.children, block.name, own + [self.signature(block)], first_context=own,
+                  part=1, **meta)
 
     def build(self) -> list[Chunk]:
         pending: list[Node] = []
