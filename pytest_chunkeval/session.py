@@ -94,10 +94,10 @@ class ChunkevalState:
 
     # -- discovery ----------------------------------------------------------------------------------------------
     def load_strategies(self) -> dict[str, Registration]:
-        """Strategies of this project: the strategies folder, plus any registered from files under the project
-        (conftests), which pytest has imported by the time collection asks."""
+        """Strategies of this project: the strategies folder, plus any registered from the project's conftests
+        (pytest has imported them by the time collection asks)."""
         load_strategy_modules(self.options.strategies_dir)
-        return registry([self.options.strategies_dir, self.options.rootdir])
+        return registry([self.options.strategies_dir], conftest_root=self.options.rootdir)
 
     def suite_paths(self) -> list[Path]:
         """The suites to evaluate: those named by --chunkeval-golden, else every suite the ini patterns find."""

@@ -107,8 +107,13 @@ def registrations() -> list[Registration]:
     return list(_REGISTRY.values())
 
 
-def registry(roots: list[Path] | None = None) -> dict[str, Registration]:
-    """Registered strategies by name; with ``roots``, only those defined in files under one of them.
+def _under(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def registry(roots: list[Path] | None = None, conftest_root: Path | None = None) -> dict[str, Registration]:
+    """Registered strategies by name; with ``roots``, only those defined in files under one of them, plus those
+    registered from a ``conftest.py`` under ``conftest_root``.
 
     Scoping by file location keeps two pytest sessions in one process (pytester, IDEs) from seeing each other's
     strategies. Two strategies of the same name in scope are an error: silently picking one would evaluate the
@@ -116,10 +121,13 @@ def registry(roots: list[Path] | None = None) -> dict[str, Registration]:
     """
     chosen: dict[str, Registration] = {}
     resolved = [r.resolve() for r in roots] if roots is not None else None
+    conftests = conftest_root.resolve() if conftest_root is not None else None
     for reg in _REGISTRY.values():
         if resolved is not None:
             origin = Path(reg.origin.rsplit(":", 1)[0]).resolve()
-            if not any(origin == r or r in origin.parents for r in resolved):
+            in_roots = any(_under(origin, r) for r in resolved)
+            from_conftest = conftests is not None and origin.name == "conftest.py" and _under(origin, conftests)
+            if not (in_roots or from_conftest):
                 continue
         previous = chosen.get(reg.name)
         if previous is not None:
