@@ -17,12 +17,23 @@ from .languages import (
     language_for,
     supported_extensions,
 )
-from .tree import Context, Node, SyntaxTree, kind_of, name_of, parse, parser_for, resolve_language
+from .tree import (
+    Context,
+    Node,
+    ParseTimeout,
+    SyntaxTree,
+    kind_of,
+    name_of,
+    parse,
+    parse_bytes,
+    parser_for,
+    resolve_language,
+)
 
 detect_language = language_for  # the seed's name
 
 __all__ = [
     "CONTAINER_KINDS", "CONTEXT_KINDS", "LANGUAGES", "UNIT_KINDS", "Context", "LanguageSpec", "Node",
-    "SyntaxTree", "detect_language", "kind_of", "language_for", "name_of", "parse", "parser_for",
+    "ParseTimeout", "SyntaxTree", "detect_language", "parse_bytes", "kind_of", "language_for", "name_of", "parse", "parser_for",
     "resolve_language", "supported_extensions",
 ]

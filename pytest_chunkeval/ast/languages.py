@@ -47,6 +47,7 @@ class LanguageSpec:
     when: Mapping[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
     comments: frozenset[str] = _COMMENTS
     body_fields: tuple[str, ...] = ("body",)
+    isolate: bool = False  # grammar known to hang uncancellably on some input: parse in the watchdog first
 
 
 def _k(**groups: str) -> Mapping[str, str]:
@@ -155,6 +156,7 @@ LANGUAGES: dict[str, LanguageSpec] = {
         "kotlin", (".kt", ".kts"), "tree_sitter_kotlin",
         kinds=_k(function="function_declaration", **{"class": "class_declaration object_declaration"},
                  type="type_alias", **{"import": "import package_header"}, constant="property_declaration"),
+        isolate=True,  # tree-sitter-kotlin 1.1's scanner loops forever on e.g. "val N = 1\n@*@"
     ),
     "markdown": LanguageSpec(
         "markdown", (".md", ".markdown"), "tree_sitter_markdown",

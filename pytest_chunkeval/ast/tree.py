@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -32,8 +33,48 @@ def parser_for(spec: LanguageSpec) -> Any:
     return parser
 
 
-def kind_of(spec: LanguageSpec, raw: Any) -> str | None:
-    """Semantic kind of a raw node from the language table (no parent lookups: cheap enough for the chunker)."""
+class ParseTimeout(RuntimeError):
+    """tree-sitter gave up: some grammars loop forever on some malformed input (seen with tsx and kotlin)."""
+
+
+def parse_bytes(parser: Any, data: bytes, timeout: float | None = None, spec: LanguageSpec | None = None) -> Any:
+    """Parse with a deadline, so a grammar that loops on odd input cannot hang a whole evaluation.
+
+    The deadline needs tree-sitter's read-callback API (a bytestring parse cannot be cancelled); reading from a
+    memoryview costs nothing measurable. The default allows 1 s plus 5 us per byte, ~50x normal parse time.
+    """
+    limit = 1.0 + len(data) / 200_000 if timeout is None else timeout
+    if spec is not None and spec.isolate:
+        from .guard import finishes
+
+        if not finishes(spec.module, spec.function, data, limit):
+            raise ParseTimeout(f"{spec.name} grammar did not finish within {limit:.1f} s (watchdog)")
+    view = memoryview(data)
+    deadline = time.monotonic() + limit
+
+    def read(offset: int, _point: Any) -> memoryview:
+        return view[offset:]
+
+    def progress(_offset: int, _has_error: bool) -> bool:
+        return time.monotonic() > deadline
+
+    try:
+        return parser.parse(read, progress_callback=progress)
+    except ValueError as exc:  # "Parsing failed": cancelled by the progress callback
+        parser.reset()
+        raise ParseTimeout(f"tree-sitter did not finish within {limit:.1f} s") from exc
+
+
+def _text(source: bytes, raw: Any) -> str:
+    # never ``raw.text``: a tree parsed through the read callback keeps no source (and kotlin's crashes on it)
+    return source[raw.start_byte:raw.end_byte].decode("utf-8", "replace")
+
+
+def kind_of(spec: LanguageSpec, raw: Any, source: bytes = b"") -> str | None:
+    """Semantic kind of a raw node from the language table (no parent lookups: cheap enough for the chunker).
+
+    ``source`` is needed only by ``when`` rules that look at text (Ruby's ``require``).
+    """
     t = raw.type
     wrapped = spec.wrappers.get(t)
     if wrapped is not None:
@@ -46,7 +87,7 @@ def kind_of(spec: LanguageSpec, raw: Any) -> str | None:
         else:
             inner = raw.child_by_field_name(wrapped)
         if inner is not None:
-            k = kind_of(spec, inner)
+            k = kind_of(spec, inner, source)
             if k is not None:
                 return k
     k = spec.kinds.get(t)
@@ -61,29 +102,29 @@ def kind_of(spec: LanguageSpec, raw: Any) -> str | None:
                 return None
         else:
             sub = raw.child_by_field_name(fld)
-            if sub is None or sub.text.decode("utf-8", "replace") not in allowed:
+            if sub is None or _text(source, sub) not in allowed:
                 return None
     return k
 
 
-def name_of(raw: Any) -> str | None:
+def name_of(raw: Any, source: bytes) -> str | None:
     """Symbol name of a declaration: its ``name`` field, or the identifier at the bottom of C-style declarators."""
     node = raw
     for _ in range(6):
         sub = node.child_by_field_name("name")
         if sub is not None:
-            return sub.text.decode("utf-8", "replace")
+            return _text(source, sub)
         nxt = node.child_by_field_name("declarator") or node.child_by_field_name("definition") \
             or node.child_by_field_name("declaration")
         if nxt is None:
             break
         if nxt.type in ("identifier", "field_identifier", "type_identifier", "qualified_identifier"):
-            return nxt.text.decode("utf-8", "replace")
+            return _text(source, nxt)
         node = nxt
     if raw.type == "section":  # Markdown: the heading text names the section
         head = raw.named_children[0] if raw.named_child_count else None
         if head is not None and head.type.endswith("heading"):
-            return head.text.decode("utf-8", "replace").strip().lstrip("#").strip() or None
+            return _text(source, head).strip().lstrip("#").strip() or None
     return None
 
 
@@ -113,11 +154,11 @@ class Node:
     @property
     def kind(self) -> str | None:
         """Semantic kind; a ``function`` nested in a ``class`` reports ``method``."""
-        k = kind_of(self.tree.spec, self.raw)
+        k = kind_of(self.tree.spec, self.raw, self.tree.source)
         if k == "function":
             p = self.parent
             while p is not None:
-                pk = kind_of(self.tree.spec, p.raw)
+                pk = kind_of(self.tree.spec, p.raw, self.tree.source)
                 if pk == "class":
                     return "method"
                 if pk in ("function", "module"):
@@ -127,7 +168,7 @@ class Node:
 
     @property
     def name(self) -> str | None:
-        return name_of(self.raw)
+        return name_of(self.raw, self.tree.source)
 
     @property
     def parent(self) -> "Node | None":
@@ -294,7 +335,7 @@ class SyntaxTree:
         ctx = Context()
         bucket = {"import": ctx.imports, "type": ctx.types, "constant": ctx.constants}
         for child in self.root.named_children:
-            k = kind_of(self.spec, child.raw)
+            k = kind_of(self.spec, child.raw, self.source)
             if k in CONTEXT_KINDS:
                 bucket[k].append(child)
         return ctx
@@ -321,10 +362,13 @@ def resolve_language(path: str | None, language: str | LanguageSpec | None = Non
 
 
 def parse(code: str | bytes, path: str | None = None, *, language: str | LanguageSpec | None = None,
-          overrides: Mapping[str, str] | None = None) -> SyntaxTree | None:
-    """Parse ``code``; ``None`` when no language is known for ``path`` (callers fall back to plain text)."""
+          overrides: Mapping[str, str] | None = None, timeout: float | None = None) -> SyntaxTree | None:
+    """Parse ``code``; ``None`` when no language is known for ``path`` (callers fall back to plain text).
+
+    Raises :class:`ParseTimeout` when the grammar does not finish in time (see :func:`parse_bytes`).
+    """
     spec = resolve_language(path, language, overrides)
     if spec is None:
         return None
     data = code.encode("utf-8", "surrogatepass") if isinstance(code, str) else code
-    return SyntaxTree(data, parser_for(spec).parse(data), spec)
+    return SyntaxTree(data, parse_bytes(parser_for(spec), data, timeout, spec), spec)

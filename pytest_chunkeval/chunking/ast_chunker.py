@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec
-from ..ast.tree import SyntaxTree, kind_of, name_of, parse
+from ..ast.tree import ParseTimeout, SyntaxTree, kind_of, name_of, parse
 from ..chunk import Chunk
 from ..sizing import check_unit, span_sizer, text_size
 from ..strategy import Strategy
@@ -23,7 +23,7 @@ from .ast_split import Span, Splitter, fold_small, line_spans
 
 ENGINE_VERSION = "1"
 STAT_KEYS = ("files", "chunks", "parse_errors", "error_regions", "fallback_regions", "fallback_files",
-             "oversized_leaves", "header_chars", "header_truncated")
+             "parse_timeouts", "oversized_leaves", "header_chars", "header_truncated")
 _SIG_MAX = 300
 
 
@@ -94,27 +94,43 @@ def _signature(tree: SyntaxTree | None, raw: Any) -> str:
 
 
 def _metadata(tree: SyntaxTree | None, span: Span, language: str | None) -> dict[str, Any]:
+    """Node types, semantic kinds and symbol names of the nodes a chunk holds, and what it was cut from."""
     meta: dict[str, Any] = {"language": language, "fallback": span.fallback, "parse_error": span.error}
     if tree is None:
         return meta
-    spec = tree.spec
+    spec, src = tree.spec, tree.source
+    kinds_get, special, comments = spec.kinds.get, _special(spec), spec.comments
+
+    def kind(n: Any) -> str | None:
+        t = n.type
+        return kind_of(spec, n, src) if t in special else kinds_get(t)
+
+    ctx_kinds = [kind(n) for n in span.ctx]
+    in_class = "class" in ctx_kinds
     types, kinds, symbols = [], [], []
-    in_class = any(kind_of(spec, n) == "class" for n in span.ctx)
     for n in span.nodes:
-        if n.type in spec.comments:
+        t = n.type
+        if t in comments:
             continue
-        types.append(n.type)
-        k = kind_of(spec, n)
+        types.append(t)
+        k = kind(n)
         if k is not None:
             kinds.append("method" if (k == "function" and in_class) else k)
-            if k in UNIT_KINDS or k in ("type", "constant", "key"):
-                nm = name_of(n)
+            if k in _NAMED:
+                nm = name_of(n, src)
                 if nm:
                     symbols.append(nm)
     meta.update(node_types=types, kinds=kinds, symbols=symbols,
-                part_of=[name_of(n) or n.type for n in span.ctx],
-                containers=[n.type for n in span.ctx if kind_of(spec, n) in CONTAINER_KINDS])
+                part_of=[name_of(n, src) or n.type for n in span.ctx],
+                containers=[n.type for n, k in zip(span.ctx, ctx_kinds) if k in CONTAINER_KINDS])
     return meta
+
+
+_NAMED = UNIT_KINDS | {"type", "constant", "key"}
+
+
+def _special(spec: LanguageSpec) -> frozenset[str]:
+    return frozenset(spec.wrappers) | frozenset(spec.when)
 
 
 def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_size: int = 100,
@@ -137,7 +153,11 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
         return []
     data = code.encode("utf-8", "surrogatepass")
     size = span_sizer(size_unit, data, code, model_dir)
-    tree = parse(data, path, language=language, overrides=languages)
+    try:
+        tree = parse(data, path, language=language, overrides=languages)
+    except ParseTimeout:
+        _bump(stats, "parse_timeouts")
+        tree = None
     if tree is None:
         _bump(stats, "fallback_files")
         spans = line_spans(data, 0, len(data), size, body_max)
@@ -236,7 +256,8 @@ class AstChunker(Strategy):
     Handling every file (``extensions = None``) keeps file-mode comparisons fair: a strategy that indexed only
     the files it parses could never retrieve the others. ``stats()`` reports ``files``, ``chunks``,
     ``parse_errors`` (files with ERROR/MISSING nodes), ``error_regions`` (nodes with errors kept whole),
-    ``fallback_regions`` (ERROR regions cut by lines), ``fallback_files`` (no grammar), ``oversized_leaves``
+    ``fallback_regions`` (ERROR regions cut by lines), ``fallback_files`` (no grammar, or ``parse_timeouts``:
+    the grammar looped and was cancelled), ``oversized_leaves``
     (childless nodes cut by lines), ``header_chars`` and ``header_truncated``.
     """
 

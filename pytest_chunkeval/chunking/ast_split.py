@@ -113,6 +113,8 @@ class Splitter:
         self.size, self.max, self.by_type = size, max_size, by_type
         self.stats = stats if stats is not None else {}
         self._ids = 0
+        self.kinds = tree.spec.kinds
+        self.special = frozenset(tree.spec.wrappers) | frozenset(tree.spec.when)
 
     def _count(self, key: str, n: int = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
@@ -130,31 +132,38 @@ class Splitter:
         self._count("fallback_regions")
         return line_spans(self.data, 0, n, self.size, self.max)
 
-    def _groups(self, children: list[Any]) -> list[list[Any]]:
-        """Children grouped so comments travel with the code they describe."""
+    def _segments(self, children: list[Any], s: int, e: int, grouped: bool = True
+                  ) -> list[tuple[int, int, list[Any], Any]]:
+        """``(a, b, group, main)`` tiling ``[s, e)``: one per child, comments grouped with their code.
+
+        An own-line comment joins the node below it (a doc comment belongs to its function); a comment on the
+        same line as the code before it stays with that code. Gaps are cut after their first newline.
+        """
         data, comments = self.data, self.spec.comments
         groups: list[list[Any]] = []
+        mains: list[Any] = []
         pending = False  # last group holds only own-line comments waiting for their node
         for c in children:
-            if c.type in comments:
+            if not grouped:
+                groups.append([c])
+                mains.append(None if c.type in comments else c)
+            elif c.type in comments:
                 if groups and not pending and data.find(b"\n", groups[-1][-1].end_byte, c.start_byte) < 0:
                     groups[-1].append(c)  # trailing comment on the same line as the code before it
                 elif pending:
                     groups[-1].append(c)
                 else:
                     groups.append([c])
+                    mains.append(None)
                     pending = True
             elif pending:
                 groups[-1].append(c)
+                mains[-1] = c
                 pending = False
             else:
                 groups.append([c])
-        return groups
-
-    def _segments(self, groups: list[list[Any]], s: int, e: int) -> list[tuple[int, int, list[Any]]]:
-        """Byte ranges tiling ``[s, e)``, one per group: gaps are cut after their first newline."""
-        data = self.data
-        segs: list[tuple[int, int, list[Any]]] = []
+                mains.append(c)
+        segs: list[tuple[int, int, list[Any], Any]] = []
         a = s
         last = len(groups) - 1
         for gi, group in enumerate(groups):
@@ -164,42 +173,64 @@ class Splitter:
                 end_here, nxt = group[-1].end_byte, groups[gi + 1][0].start_byte
                 nl = data.find(b"\n", end_here, nxt)
                 b = nxt if nl < 0 else nl + 1
-            segs.append((a, b, group))
+            segs.append((a, b, group, mains[gi]))
             a = b
         return segs
+
+    def _kind(self, main: Any) -> str | None:
+        t = main.type
+        if t in self.special:
+            return kind_of(self.spec, main, self.data)
+        return self.kinds.get(t)
 
     def children(self, raw: Any, s: int, e: int, ctx: tuple[Any, ...]) -> list[Span]:
         """Spans tiling ``[s, e)`` built from ``raw``'s children (merged greedily)."""
         kids = raw.children
         if not kids:
             return line_spans(self.data, s, e, self.size, self.max, ctx, fallback=False)
-        data, size, max_size, spec = self.data, self.size, self.max, self.spec
+        data, size, max_size, by_type = self.data, self.size, self.max, self.by_type
         out: list[Span] = []
         cur: Span | None = None
-        work = self._segments(self._groups(kids), s, e)
+        work = self._segments(kids, s, e)
         work.reverse()  # a stack: pop() yields segments in document order
         while work:
-            a, b, group = work.pop()
-            if len(group) > 1 and size(a, b) > max_size:
+            a, b, group, main = work.pop()
+            fits = size(a, b) <= max_size
+            if not fits and len(group) > 1:
                 # comments + code too big together: let each member find its own place
-                work.extend(reversed(self._segments([[c] for c in group], a, b)))
+                work.extend(reversed(self._segments(group, a, b, grouped=False)))
                 continue
-            main = next((c for c in reversed(group) if c.type not in spec.comments), None)
-            kind = kind_of(spec, main) if main is not None else None
+            kind = self._kind(main) if main is not None else None
             uid = -1
-            if self.by_type and kind in UNIT_KINDS:
+            if by_type and kind in UNIT_KINDS:
                 self._ids += 1
                 uid = self._ids
-            fresh = False
-            if main is not None and main.is_error:
-                self._count("fallback_regions")
-                pieces = line_spans(data, a, b, size, max_size, ctx)
-            elif size(a, b) <= max_size:
+            is_error = main is not None and main.is_error  # ERROR; a zero-width MISSING node just fits
+            if fits and not is_error:
                 err = main is not None and main.has_error
                 if err:
                     self._count("error_regions")
-                pieces = [Span(a, b, uid, list(group), ctx, error=err)]
-                pieces[0].opens = uid >= 0
+                # fast path: a whole node that fits joins the open span in place when allowed
+                if cur is not None and (uid < 0 or cur.unit < 0) and size(cur.start, b) <= max_size:
+                    cur.end = b
+                    cur.nodes.extend(group)
+                    if uid >= 0:
+                        cur.unit = uid
+                        cur.opens = True
+                    cur.partial = False
+                    cur.error = cur.error or err
+                    if cur.ctx is not ctx:
+                        cur.ctx = _common(cur.ctx, ctx)
+                    continue
+                if cur is not None:
+                    out.append(cur)
+                cur = Span(a, b, uid, list(group), ctx, error=err)
+                cur.opens = uid >= 0
+                continue
+            fresh = False
+            if is_error:
+                self._count("fallback_regions")
+                pieces = line_spans(data, a, b, size, max_size, ctx)
             else:
                 # text before an oversized node (``x = ``, a heading, imports) flows into its first piece,
                 # when it is glue (a piece of another unit never joins: it could mix two units)
