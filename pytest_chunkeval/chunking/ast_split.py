@@ -114,6 +114,7 @@ class Splitter:
         self.stats = stats if stats is not None else {}
         self._ids = 0
         self.kinds = tree.spec.kinds
+        self.has_error = tree.has_error
         self.special = frozenset(tree.spec.wrappers) | frozenset(tree.spec.when)
 
     def _count(self, key: str, n: int = 1) -> None:
@@ -177,18 +178,14 @@ class Splitter:
             a = b
         return segs
 
-    def _kind(self, main: Any) -> str | None:
-        t = main.type
-        if t in self.special:
-            return kind_of(self.spec, main, self.data)
-        return self.kinds.get(t)
-
     def children(self, raw: Any, s: int, e: int, ctx: tuple[Any, ...]) -> list[Span]:
         """Spans tiling ``[s, e)`` built from ``raw``'s children (merged greedily)."""
         kids = raw.children
         if not kids:
             return line_spans(self.data, s, e, self.size, self.max, ctx, fallback=False)
         data, size, max_size, by_type = self.data, self.size, self.max, self.by_type
+        errors = self.has_error and raw.has_error  # skip per-node error checks in clean subtrees
+        kinds_get, special = self.kinds.get, self.special
         out: list[Span] = []
         cur: Span | None = None
         work = self._segments(kids, s, e)
@@ -200,14 +197,18 @@ class Splitter:
                 # comments + code too big together: let each member find its own place
                 work.extend(reversed(self._segments(group, a, b, grouped=False)))
                 continue
-            kind = self._kind(main) if main is not None else None
+            if main is None:
+                kind = None
+            else:
+                t = main.type
+                kind = kind_of(self.spec, main, data) if t in special else kinds_get(t)
             uid = -1
             if by_type and kind in UNIT_KINDS:
                 self._ids += 1
                 uid = self._ids
-            is_error = main is not None and main.is_error  # ERROR; a zero-width MISSING node just fits
+            is_error = errors and main is not None and main.is_error  # ERROR; zero-width MISSING just fits
             if fits and not is_error:
-                err = main is not None and main.has_error
+                err = errors and main is not None and main.has_error
                 if err:
                     self._count("error_regions")
                 # fast path: a whole node that fits joins the open span in place when allowed
