@@ -37,21 +37,25 @@ class Guard:
                 [sys.executable, "-m", "pytest_chunkeval.ast.guard", self.module, self.function],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             self.pid_owner = os.getpid()
+            ready, _, _ = select.select([self.proc.stdout], [], [], 30.0)  # start-up: import the grammar
+            if not ready or self.proc.stdout.read(1) != b"R":  # type: ignore[union-attr]
+                raise OSError("parse watchdog did not start")
         return self.proc
 
     def finishes(self, data: bytes, timeout: float) -> bool:
-        proc = self._start()
-        assert proc.stdin is not None and proc.stdout is not None
         try:
+            proc = self._start()
+            assert proc.stdin is not None and proc.stdout is not None
             proc.stdin.write(struct.pack("<Q", len(data)) + data)
             proc.stdin.flush()
-            ready, _, _ = select.select([proc.stdout], [], [], timeout + 5.0)  # + the child's start-up
+            ready, _, _ = select.select([proc.stdout], [], [], timeout)
             if ready and proc.stdout.read(1) == b"1":
                 return True
         except (BrokenPipeError, OSError):
             pass
-        proc.kill()
-        proc.wait()
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
         self.proc = None
         return False
 
@@ -70,6 +74,8 @@ def _serve(module: str, function: str) -> None:
 
     parser = tree_sitter.Parser(tree_sitter.Language(getattr(importlib.import_module(module), function)()))
     inp, out = sys.stdin.buffer, sys.stdout.buffer
+    out.write(b"R")
+    out.flush()
     while True:
         head = inp.read(8)
         if len(head) < 8:

@@ -75,6 +75,8 @@ def kind_of(spec: LanguageSpec, raw: Any, source: bytes = b"") -> str | None:
 
     ``source`` is needed only by ``when`` rules that look at text (Ruby's ``require``).
     """
+    if not raw.is_named:  # anonymous tokens share type names with nodes (Ruby's ``class`` keyword)
+        return None
     t = raw.type
     wrapped = spec.wrappers.get(t)
     if wrapped is not None:

@@ -103,7 +103,8 @@ def _metadata(tree: SyntaxTree | None, span: Span, language: str | None) -> dict
 
     def kind(n: Any) -> str | None:
         t = n.type
-        return kind_of(spec, n, src) if t in special else kinds_get(t)
+        k = kind_of(spec, n, src) if t in special else kinds_get(t)
+        return k if k is None or n.is_named else None
 
     ctx_kinds = [kind(n) for n in span.ctx]
     in_class = "class" in ctx_kinds

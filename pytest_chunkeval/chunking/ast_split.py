@@ -202,6 +202,8 @@ class Splitter:
             else:
                 t = main.type
                 kind = kind_of(self.spec, main, data) if t in special else kinds_get(t)
+                if kind is not None and not main.is_named:
+                    kind = None
             uid = -1
             if by_type and kind in UNIT_KINDS:
                 self._ids += 1
