@@ -99,39 +99,23 @@ def _metadata(tree: SyntaxTree | None, span: Span, language: str | None) -> dict
     if tree is None:
         return meta
     spec, src = tree.spec, tree.source
-    kinds_get, special, comments = spec.kinds.get, _special(spec), spec.comments
-
-    def kind(n: Any) -> str | None:
-        t = n.type
-        k = kind_of(spec, n, src) if t in special else kinds_get(t)
-        return k if k is None or n.is_named else None
-
-    ctx_kinds = [kind(n) for n in span.ctx]
+    ctx_kinds = [kind_of(spec, n, src) for n in span.ctx]
     in_class = "class" in ctx_kinds
-    types, kinds, symbols = [], [], []
-    for n in span.nodes:
-        t = n.type
-        if t in comments:
-            continue
-        types.append(t)
-        k = kind(n)
+    kinds, symbols = [], []
+    for n, _t, k in span.nodes:
         if k is not None:
             kinds.append("method" if (k == "function" and in_class) else k)
             if k in _NAMED:
                 nm = name_of(n, src)
                 if nm:
                     symbols.append(nm)
-    meta.update(node_types=types, kinds=kinds, symbols=symbols,
+    meta.update(node_types=[t for _n, t, _k in span.nodes], kinds=kinds, symbols=symbols,
                 part_of=[name_of(n, src) or n.type for n in span.ctx],
                 containers=[n.type for n, k in zip(span.ctx, ctx_kinds) if k in CONTAINER_KINDS])
     return meta
 
 
 _NAMED = UNIT_KINDS | {"type", "constant", "key"}
-
-
-def _special(spec: LanguageSpec) -> frozenset[str]:
-    return frozenset(spec.wrappers) | frozenset(spec.when)
 
 
 def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_size: int = 100,
@@ -169,24 +153,26 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
         spans = fold_small(splitter.run(), splitter, min_chunk_size)
     headers = _Headers(path, tree, size_unit, budget, stats, model_dir)
     lang = tree.spec.name if tree is not None else None
+    if size_unit == "tokens":
+        spans = [q for sp in spans for q in _fit(sp, data, headers, size, max_chunk_size, size_unit, model_dir)]
     out: list[Chunk] = []
-    line = 1
-    pos = 0
-    for sp in spans:
-        line += data.count(b"\n", pos, sp.start)
-        pos = sp.start
-        for piece in _fit(sp, data, headers, size, max_chunk_size, size_unit, model_dir):
-            line += data.count(b"\n", pos, piece.start)
-            pos = piece.start
-            header = headers.build(piece, count=True)
-            body = data[piece.start:piece.end].decode("utf-8", "surrogatepass")
-            end_line = line + data.count(b"\n", piece.start, max(piece.start, piece.end - 1))
-            _bump(stats, "header_chars", len(header))
-            out.append(Chunk(
-                text=header + body, path=path, start_line=line, end_line=end_line, start_byte=piece.start,
-                end_byte=piece.end, strategy=strategy, kind="code" if tree is not None else "text",
-                header=header, body=body if header else None, metadata=_metadata(tree, piece, lang),
-            ))
+    kind = "code" if tree is not None else "text"
+    build = headers.build if budget > 0 else None
+    count, line, pos, header_chars = data.count, 1, 0, 0
+    for sp in spans:  # hot loop: one iteration per chunk
+        start, end = sp.start, sp.end
+        line += count(b"\n", pos, start)
+        pos = start
+        body = data[start:end].decode("utf-8", "surrogatepass")
+        header = build(sp, True) if build is not None else ""
+        header_chars += len(header)
+        out.append(Chunk(
+            text=header + body if header else body, path=path, start_line=line,
+            end_line=line + count(b"\n", start, end - 1 if end > start else start), start_byte=start,
+            end_byte=end, strategy=strategy, kind=kind, header=header, body=body if header else None,
+            metadata=_metadata(tree, sp, lang),
+        ))
+    _bump(stats, "header_chars", header_chars)
     _bump(stats, "chunks", len(out))
     return out
 

@@ -30,6 +30,8 @@ from ..sizing import SpanSizer
 class Span:
     """A candidate chunk: ``[start, end)`` in bytes, which semantic unit it belongs to, and why it exists.
 
+    ``nodes`` lists ``(node, type, kind)`` of the whole (non-comment) nodes it holds, for metadata.
+
     ``unit`` is -1 for glue (imports, statements, comments) or the id of the one unit the span holds or is a
     piece of; pieces of a split unit carry the id of the outermost split unit, so they may fold together.
     """
@@ -134,48 +136,44 @@ class Splitter:
         return line_spans(self.data, 0, n, self.size, self.max)
 
     def _segments(self, children: list[Any], s: int, e: int, grouped: bool = True
-                  ) -> list[tuple[int, int, list[Any], Any]]:
-        """``(a, b, group, main)`` tiling ``[s, e)``: one per child, comments grouped with their code.
+                  ) -> list[tuple[int, int, list[Any], Any, str]]:
+        """``(a, b, group, main, main_type)`` tiling ``[s, e)``: one per child, comments grouped with code.
 
         An own-line comment joins the node below it (a doc comment belongs to its function); a comment on the
         same line as the code before it stays with that code. Gaps are cut after their first newline.
+        One pass, each node property read once: this loop runs for every child of every split node.
         """
         data, comments = self.data, self.spec.comments
-        groups: list[list[Any]] = []
-        mains: list[Any] = []
-        pending = False  # last group holds only own-line comments waiting for their node
-        for c in children:
-            if not grouped:
-                groups.append([c])
-                mains.append(None if c.type in comments else c)
-            elif c.type in comments:
-                if groups and not pending and data.find(b"\n", groups[-1][-1].end_byte, c.start_byte) < 0:
-                    groups[-1].append(c)  # trailing comment on the same line as the code before it
-                elif pending:
-                    groups[-1].append(c)
-                else:
-                    groups.append([c])
-                    mains.append(None)
-                    pending = True
-            elif pending:
-                groups[-1].append(c)
-                mains[-1] = c
-                pending = False
-            else:
-                groups.append([c])
-                mains.append(c)
-        segs: list[tuple[int, int, list[Any], Any]] = []
+        segs: list[tuple[int, int, list[Any], Any, str]] = []
         a = s
-        last = len(groups) - 1
-        for gi, group in enumerate(groups):
-            if gi == last:
-                b = e
+        group: list[Any] | None = None
+        main: Any = None
+        mtype = ""
+        gend = 0
+        pending = False  # the open group holds only own-line comments waiting for their node
+        for c in children:
+            t = c.type
+            cs = c.start_byte
+            if t in comments:
+                if grouped and group is not None and (pending or data.find(b"\n", gend, cs) < 0):
+                    group.append(c)  # trailing comment on the code's line, or one more own-line comment
+                    gend = c.end_byte
+                    continue
+                new_main, new_type, new_pending = None, "", grouped
+            elif pending:
+                group.append(c)  # type: ignore[union-attr]
+                main, mtype, gend, pending = c, t, c.end_byte, False
+                continue
             else:
-                end_here, nxt = group[-1].end_byte, groups[gi + 1][0].start_byte
-                nl = data.find(b"\n", end_here, nxt)
-                b = nxt if nl < 0 else nl + 1
-            segs.append((a, b, group, mains[gi]))
-            a = b
+                new_main, new_type, new_pending = c, t, False
+            if group is not None:
+                nl = data.find(b"\n", gend, cs)
+                b = cs if nl < 0 else nl + 1
+                segs.append((a, b, group, main, mtype))
+                a = b
+            group, main, mtype, gend, pending = [c], new_main, new_type, c.end_byte, new_pending
+        if group is not None:
+            segs.append((a, e, group, main, mtype))
         return segs
 
     def children(self, raw: Any, s: int, e: int, ctx: tuple[Any, ...]) -> list[Span]:
@@ -191,7 +189,7 @@ class Splitter:
         work = self._segments(kids, s, e)
         work.reverse()  # a stack: pop() yields segments in document order
         while work:
-            a, b, group, main = work.pop()
+            a, b, group, main, t = work.pop()
             fits = size(a, b) <= max_size
             if not fits and len(group) > 1:
                 # comments + code too big together: let each member find its own place
@@ -200,10 +198,10 @@ class Splitter:
             if main is None:
                 kind = None
             else:
-                t = main.type
                 kind = kind_of(self.spec, main, data) if t in special else kinds_get(t)
                 if kind is not None and not main.is_named:
                     kind = None
+            info = [(main, t, kind)] if main is not None else []
             uid = -1
             if by_type and kind in UNIT_KINDS:
                 self._ids += 1
@@ -216,7 +214,7 @@ class Splitter:
                 # fast path: a whole node that fits joins the open span in place when allowed
                 if cur is not None and (uid < 0 or cur.unit < 0) and size(cur.start, b) <= max_size:
                     cur.end = b
-                    cur.nodes.extend(group)
+                    cur.nodes.extend(info)
                     if uid >= 0:
                         cur.unit = uid
                         cur.opens = True
@@ -227,7 +225,7 @@ class Splitter:
                     continue
                 if cur is not None:
                     out.append(cur)
-                cur = Span(a, b, uid, list(group), ctx, error=err)
+                cur = Span(a, b, uid, info, ctx, error=err)
                 cur.opens = uid >= 0
                 continue
             fresh = False
