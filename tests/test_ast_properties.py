@@ -133,8 +133,10 @@ def test_token_unit_fits_the_window(language: str, data) -> None:
 
 
 def _real_files() -> list[Path]:
-    """A deterministic sample of real source: CPython's standard library and the system C headers."""
-    files: list[Path] = []
+    """Real source: the polyglot golden corpus (every language), a deterministic sample of CPython's standard
+    library and of the system C headers."""
+    files: list[Path] = sorted(p for p in (Path(__file__).parent.parent / "golden").glob("*/corpus/**/*")
+                               if p.is_file())
     stdlib = Path(random.__file__).parent
     py = sorted(p for p in stdlib.glob("*.py"))
     files += random.Random(4).sample(py, min(12, len(py)))
