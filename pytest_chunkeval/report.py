@@ -107,7 +107,9 @@ def strategy_entry(run: StrategyRun, base: StrategyRun | None) -> dict[str, Any]
 
 def build_report(evaluator: Evaluator, root: Path, baseline: str) -> dict[str, Any]:
     suites: dict[str, Any] = {}
-    for (suite_path, name), run in sorted(evaluator.runs.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+    # Baseline first, then by name: the table reads top-down as "the baseline, and everything against it".
+    order = sorted(evaluator.runs.items(), key=lambda kv: (str(kv[0][0]), kv[0][1] != baseline, kv[0][1]))
+    for (suite_path, name), run in order:
         key = _rel(suite_path, root)
         entry = suites.setdefault(
             key,
@@ -160,8 +162,13 @@ def _notes(entry: dict[str, Any]) -> str:
     parts: list[str] = []
     stats = entry.get("strategy_stats") or {}
     for key, value in stats.items():
-        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+        # Zero counters and repeats of the table's own columns are noise; what is left is worth reading.
+        if key in ("files", "chunks") or isinstance(value, bool) or not value:
+            continue
+        if isinstance(value, (int, float, str)):
             parts.append(f"{key}={value}")
+        elif isinstance(value, list):
+            parts.append(f"{key}={len(value)}")
     if entry.get("fallbacks"):
         parts.append(f"fallback files={len(entry['fallbacks'])}")
     return ", ".join(parts)
