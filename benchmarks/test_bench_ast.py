@@ -109,7 +109,7 @@ def test_throughput_ratios(benchmark, files) -> None:
     parse_mbs = mb / _best(parse_only, files)
     chunk_mbs = mb / _best(chunk_all, files, preserve_context=False)
     workers = os.cpu_count() or 1
-    pool_mbs = mb / _best(ast_chunk_files, paths, workers=workers, min_files_for_pool=1, rounds=3,
+    pool_mbs = mb / _best(ast_chunk_files, paths, workers=workers, min_files_for_pool=1, rounds=5,
                           preserve_context=False)
     numbers = {"parse_only": parse_mbs, "ast_chunk": chunk_mbs, f"ast_chunk_files[{workers} workers]": pool_mbs}
     if "astchunk" in sys.modules or _has("astchunk"):

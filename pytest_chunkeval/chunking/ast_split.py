@@ -24,7 +24,7 @@ from typing import Any
 
 from ..ast.languages import UNIT_KINDS
 from ..ast.tree import SyntaxTree, kind_of
-from ..sizing import SpanSizer
+from ..sizing import SpanSizer, _byte_span
 
 
 class Span:
@@ -184,13 +184,14 @@ class Splitter:
         data, size, max_size, by_type = self.data, self.size, self.max, self.by_type
         errors = self.has_error and raw.has_error  # skip per-node error checks in clean subtrees
         kinds_get, special = self.kinds.get, self.special
+        ident = size is _byte_span  # ASCII text measured in chars: sizes are byte differences
         out: list[Span] = []
         cur: Span | None = None
         work = self._segments(kids, s, e)
         work.reverse()  # a stack: pop() yields segments in document order
         while work:
             a, b, group, main, t = work.pop()
-            fits = size(a, b) <= max_size
+            fits = (b - a if ident else size(a, b)) <= max_size
             if not fits and len(group) > 1:
                 # comments + code too big together: let each member find its own place
                 work.extend(reversed(self._segments(group, a, b, grouped=False)))
@@ -212,7 +213,8 @@ class Splitter:
                 if err:
                     self._count("error_regions")
                 # fast path: a whole node that fits joins the open span in place when allowed
-                if cur is not None and (uid < 0 or cur.unit < 0) and size(cur.start, b) <= max_size:
+                if cur is not None and (uid < 0 or cur.unit < 0) and \
+                        (b - cur.start if ident else size(cur.start, b)) <= max_size:
                     cur.end = b
                     cur.nodes.extend(info)
                     if uid >= 0:
