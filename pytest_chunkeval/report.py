@@ -137,6 +137,7 @@ def build_report(evaluator: Evaluator, root: Path, baseline: str) -> dict[str, A
         "baseline": baseline,
         "model": {"id": emb.model_id, "sha256": emb.digests, "max_tokens": emb.max_tokens},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "root": str(root.resolve()),
         "commit": _git_commit(root),
         "machine": machine_info(),
         "embedding": totals,

@@ -203,7 +203,8 @@ def check_report(report_path: Path) -> VerifyResult:
     for suite_key, suite in (report.get("suites") or {}).items():
         golden_path = Path(suite.get("golden") or suite_key)
         if not golden_path.is_absolute():
-            golden_path = report_path.parent / golden_path
+            # Suite paths are relative to the project root the report names, else to the report's folder.
+            golden_path = Path(report.get("root") or report_path.parent) / golden_path
         try:
             golden = load_golden(golden_path)
         except (OSError, ValueError, KeyError, TypeError) as exc:
