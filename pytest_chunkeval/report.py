@@ -175,6 +175,17 @@ def _notes(entry: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def _warning_lines(suite: dict[str, Any], limit: int = 5) -> list[str]:
+    """What went wrong but did not stop the run: skipped corpus files, fallbacks, strategy warnings."""
+    lines = [f"skipped corpus file {p}: {why}" for p, why in sorted(suite.get("skipped_files", {}).items())]
+    for name, s in suite["strategies"].items():
+        notes = [*(f"fallback: {f}" for f in s.get("fallbacks", [])), *((s.get("strategy_stats") or {}).get("warnings") or [])]
+        lines += [f"{name}: {n}" for n in notes[:limit]]
+        if len(notes) > limit:
+            lines.append(f"{name}: … and {len(notes) - limit} more (see the JSON report)")
+    return lines
+
+
 def summary_tables(report: dict[str, Any], width: int = 160) -> str:
     """Per suite: a retrieval table and a chunks/index table, rendered as plain text with rich."""
     from io import StringIO
@@ -223,6 +234,8 @@ def summary_tables(report: dict[str, Any], width: int = 160) -> str:
             )
         console.print(t)
         console.print(c)
+        for line in _warning_lines(suite):
+            console.print(line, highlight=False, markup=False)
         console.print()
     emb = report["embedding"]
     console.print(f"embedded {emb['embedded']} texts, {emb['cached']} from cache (model {report['model']['id']})")
