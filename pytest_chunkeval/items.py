@@ -60,6 +60,11 @@ class StrategyNode(pytest.Collector):
             yield QueryItem.from_parent(self, name=q.id, query_id=q.id)
         for check in QUALITY_CHECKS:
             yield QualityItem.from_parent(self, name=f"quality[{check}]", check=check)
+        if state.options.gated(self.reg.name):
+            from .gates import GATE_NAMES
+
+            for gate in GATE_NAMES:
+                yield GateItem.from_parent(self, name=f"gate[{gate}]", gate=gate)
 
 
 class _EvalItem(pytest.Item):
@@ -192,5 +197,54 @@ class QualityItem(_EvalItem):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, QualityFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class GateFailure(AssertionError):
+    pass
+
+
+class GateItem(_EvalItem):
+    """One acceptance gate of a candidate strategy against the baseline on this suite."""
+
+    def __init__(self, *, gate: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.gate = gate
+
+    def runtest(self) -> None:
+        from .gates import evaluate_gates
+        from .report import strategy_entry
+
+        state = state_of(self)
+        node = self.strategy_node
+        baseline = state.options.baseline
+        regs = state.load_strategies()
+        if baseline not in regs:
+            raise GateFailure(f"baseline strategy {baseline!r} is not registered; gates compare against it")
+        run = self.evaluation()
+        base = state.evaluator().run(node.suite, regs[baseline], state.strategy(regs[baseline]))
+        if base.skipped:
+            pytest.skip(f"baseline {baseline} was skipped on this suite: {base.skipped}")
+        k, t = state.options.k, state.options.thresholds
+        result = next(g for g in evaluate_gates(strategy_entry(run, base), strategy_entry(base, None), k, t) if g.name == self.gate)
+        if not result.passed:
+            metric = f"{'ndcg' if self.gate == 'ndcg-gain' else 'recall'}@{k}"
+            worst = sorted(
+                run.outcomes,
+                key=lambda q: run.outcomes[q].metrics[t.mode][metric] - base.outcomes[q].metrics[t.mode][metric],
+            )[:5]
+            lines = [f"{node.reg.name} fails gate {self.gate} against {baseline}: {result.detail}"]
+            if self.gate != "index-size":
+                lines.append(f"worst queries ({metric}, {t.mode} mode, candidate vs baseline):")
+                lines += [
+                    f"  {q}: {run.outcomes[q].metrics[t.mode][metric]:.3f} vs {base.outcomes[q].metrics[t.mode][metric]:.3f}"
+                    f" — {run.outcomes[q].query.text}"
+                    for q in worst
+                ]
+            raise GateFailure("\n".join(lines))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, GateFailure):
             return str(excinfo.value)
         return super().repr_failure(excinfo)

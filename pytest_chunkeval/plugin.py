@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from .gates import Thresholds
 from .items import STATE_KEY, GoldenFile
 from .session import ChunkevalState, Options
 
@@ -35,6 +36,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="JSON report path (default chunkeval-report.json in the rootdir)")
     group.addoption("--chunkeval-markdown", default=None, metavar="PATH", help="also write a Markdown summary")
     group.addoption("--chunkeval-baseline", default=None, metavar="NAME", help="baseline strategy (default file_level)")
+    group.addoption("--chunkeval-gate", action="append", default=[], metavar="STRATEGY",
+                    help="add acceptance-gate items for this candidate strategy against the baseline ('all' = every "
+                         "strategy); repeatable, adds to ini chunkeval_gate_candidates")
     group.addoption("--chunkeval-accept-misses", action="store_true", default=False,
                     help="record every query a strategy misses in the suite's accepted_misses.yaml (like --snapshot-update)")
     group.addoption("--chunkeval-no-progress", action="store_true", default=False, help="no progress lines")
@@ -48,6 +52,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("chunkeval_cache_dir", "folder for the embedding cache and locks", default=".chunkeval")
     parser.addini("chunkeval_report", "JSON report path", default="chunkeval-report.json")
     parser.addini("chunkeval_baseline", "baseline strategy name", default="file_level")
+    parser.addini("chunkeval_gate_candidates", "strategies that get gate items (names, or all)", type="linelist", default=[])
+    parser.addini("chunkeval_gate_ndcg_gain", "minimum relative NDCG@k gain over the baseline", default="0.10")
+    parser.addini("chunkeval_gate_recall_drop", "maximum Recall@k drop in absolute points (0.05 = 5 points)", default="0.05")
+    parser.addini("chunkeval_gate_size_increase", "index size increase must stay below this (relative)", default="0.50")
+    parser.addini("chunkeval_gate_mode", "relevance view the gates read: file or chunk", default="file")
+    parser.addini("chunkeval_gate_size_measure", "bytes, chunk_count or text_bytes", default="bytes")
 
 
 def _base_dir(config: pytest.Config) -> Path:
@@ -87,7 +97,18 @@ def _options(config: pytest.Config) -> Options:
         baseline=opt("chunkeval_baseline", "chunkeval_baseline"),
         accept_misses=bool(config.getoption("chunkeval_accept_misses")),
         progress=not config.getoption("chunkeval_no_progress"),
+        gate_candidates=[*config.getini("chunkeval_gate_candidates"), *config.getoption("chunkeval_gate")],
     )
+    try:
+        options.thresholds = Thresholds(
+            ndcg_gain=float(config.getini("chunkeval_gate_ndcg_gain")),
+            recall_drop=float(config.getini("chunkeval_gate_recall_drop")),
+            size_increase=float(config.getini("chunkeval_gate_size_increase")),
+            mode=str(config.getini("chunkeval_gate_mode")),
+            size_measure=str(config.getini("chunkeval_gate_size_measure")),
+        )
+    except ValueError as exc:
+        raise pytest.UsageError(f"chunkeval gate thresholds must be numbers: {exc}") from None
     try:
         options.validate()
     except ValueError as exc:
@@ -165,7 +186,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     from .report import build_report, markdown, write_json
 
-    state.report = build_report(state._evaluator, state.options.rootdir, state.options.baseline)
+    state.report = build_report(state._evaluator, state.options.rootdir, state.options.baseline, state.options.thresholds)
     if state.options.report is not None:
         write_json(state.report, state.options.report)
     if state.options.markdown is not None:

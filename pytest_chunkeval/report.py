@@ -10,10 +10,12 @@ import json
 import os
 import platform
 import subprocess
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from .evaluate import MODES, Evaluator, StrategyRun
+from .gates import Thresholds, evaluate_gates
 from .stats import paired_test
 
 REPORT_VERSION = 1
@@ -105,7 +107,13 @@ def strategy_entry(run: StrategyRun, base: StrategyRun | None) -> dict[str, Any]
     }
 
 
-def build_report(evaluator: Evaluator, root: Path, baseline: str) -> dict[str, Any]:
+def gate_entries(entry: dict[str, Any], base: dict[str, Any] | None, k: int, thresholds: Thresholds) -> list[dict[str, Any]]:
+    if base is None or entry is base or entry.get("skipped") or base.get("skipped"):
+        return []
+    return [asdict(g) for g in evaluate_gates(entry, base, k, thresholds)]
+
+
+def build_report(evaluator: Evaluator, root: Path, baseline: str, thresholds: Thresholds | None = None) -> dict[str, Any]:
     suites: dict[str, Any] = {}
     # Baseline first, then by name: the table reads top-down as "the baseline, and everything against it".
     order = sorted(evaluator.runs.items(), key=lambda kv: (str(kv[0][0]), kv[0][1] != baseline, kv[0][1]))
@@ -125,6 +133,12 @@ def build_report(evaluator: Evaluator, root: Path, baseline: str) -> dict[str, A
         )
         base = evaluator.runs.get((suite_path, baseline))
         entry["strategies"][name] = strategy_entry(run, base)
+    thresholds = thresholds or Thresholds()
+    for entry in suites.values():
+        base_entry = entry["strategies"].get(baseline)
+        for name, s in entry["strategies"].items():
+            if not s.get("skipped") and name != baseline:
+                s["gates"] = gate_entries(s, base_entry, evaluator.settings.k, thresholds)
     emb = evaluator.embedder
     totals = {"embedded": evaluator.query_embed.embedded, "cached": evaluator.query_embed.cached}
     for run in evaluator.runs.values():
@@ -135,6 +149,7 @@ def build_report(evaluator: Evaluator, root: Path, baseline: str) -> dict[str, A
         "k": evaluator.settings.k,
         "retrieval": evaluator.settings.retrieval,
         "baseline": baseline,
+        "gate_thresholds": asdict(thresholds),
         "model": {"id": emb.model_id, "sha256": emb.digests, "max_tokens": emb.max_tokens},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "root": str(root.resolve()),
@@ -175,6 +190,13 @@ def _notes(entry: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def _gates_cell(gates: list[dict[str, Any]]) -> str:
+    if not gates:
+        return "—"
+    failed = [g["name"].split("-")[0 if g["name"] != "index-size" else 1] for g in gates if not g["passed"]]
+    return "pass" if not failed else "fail: " + ",".join(failed)
+
+
 def _warning_lines(suite: dict[str, Any], limit: int = 5) -> list[str]:
     """What went wrong but did not stop the run: skipped corpus files, fallbacks, strategy warnings."""
     lines = [f"skipped corpus file {p}: {why}" for p, why in sorted(suite.get("skipped_files", {}).items())]
@@ -195,7 +217,7 @@ def summary_tables(report: dict[str, Any], width: int = 160) -> str:
     from rich.table import Table
 
     buf = StringIO()
-    console = Console(file=buf, width=max(width, 150), color_system=None, force_terminal=False, soft_wrap=False)
+    console = Console(file=buf, width=max(width, 170), color_system=None, force_terminal=False, soft_wrap=False)
     k = report["k"]
     nd, rc, mr = f"ndcg@{k}", f"recall@{k}", f"mrr@{k}"
     baseline = report["baseline"]
@@ -207,6 +229,7 @@ def summary_tables(report: dict[str, Any], width: int = 160) -> str:
             t.add_column(label, justify="right", no_wrap=True)
         t.add_column(f"ΔNDCG vs {baseline} (p)", justify="right", no_wrap=True)
         t.add_column("misses", justify="right")
+        t.add_column("gates", no_wrap=True)
         c = Table(title=f"{key} — chunks and index", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for label in ("strategy", "files", "chunks", f">{report['model']['max_tokens']} tok", "tiny", "lossless", "index KB", "Δsize", "build s", "embedded", "cached"):
             c.add_column(label, justify="left" if label == "strategy" else "right", no_wrap=True)
@@ -214,7 +237,7 @@ def summary_tables(report: dict[str, Any], width: int = 160) -> str:
         base_bytes = (suite["strategies"].get(baseline) or {}).get("index", {}).get("bytes")
         for name, s in suite["strategies"].items():
             if s.get("skipped"):
-                t.add_row(name, f"skipped: {s['skipped']}", *[""] * 7)
+                t.add_row(name, f"skipped: {s['skipped']}", *[""] * 8)
                 continue
             iv, agg = s["intervals"], s["aggregate"]
             vs = s.get("vs_baseline", {}).get("file", {}).get(nd)
@@ -223,6 +246,7 @@ def summary_tables(report: dict[str, Any], width: int = 160) -> str:
             t.add_row(
                 name, _fmt_ci(iv["file"][nd]), f"{agg['file'][rc]:.3f}", f"{agg['file'][mr]:.3f}",
                 f"{agg['chunk'][nd]:.3f}", f"{agg['chunk'][rc]:.3f}", f"{agg['chunk'][mr]:.3f}", delta, str(misses),
+                _gates_cell(s.get("gates") or []),
             )
             q, idx = s["quality"], s["index"]
             lossless = ("yes" if q["uncovered_lines"] == 0 else f"no ({q['line_coverage']:.1%})") if q["claims_lossless"] else "n/a"

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from .accepted import AcceptedMisses, settings_key
 from .discovery import discover_suites, load_strategy_modules
+from .gates import Thresholds
 from .golden import GoldenSuite, load_golden
 from .index import RETRIEVAL_MODES
 from .strategy import Registration, registry
@@ -36,8 +37,19 @@ class Options:
     baseline: str = "file_level"
     accept_misses: bool = False
     progress: bool = True
+    gate_candidates: list[str] = field(default_factory=list)  # strategy names, or "all"
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    def gated(self, name: str) -> bool:
+        return name != self.baseline and (name in self.gate_candidates or "all" in self.gate_candidates)
 
     def validate(self) -> None:
+        if self.thresholds.mode not in ("file", "chunk"):
+            raise ValueError(f"chunkeval_gate_mode must be file or chunk, got {self.thresholds.mode!r}")
+        if self.thresholds.size_measure not in ("bytes", "chunk_count", "text_bytes"):
+            raise ValueError(
+                f"chunkeval_gate_size_measure must be bytes, chunk_count or text_bytes, got {self.thresholds.size_measure!r}"
+            )
         if self.k < 1:
             raise ValueError(f"--chunkeval-k must be at least 1, got {self.k}")
         if self.retrieval not in RETRIEVAL_MODES:

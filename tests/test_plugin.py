@@ -236,3 +236,17 @@ def test_golden_path_option_runs_a_suite_anywhere(project: pytest.Pytester, tmp_
     result = run(project, f"--chunkeval-golden={elsewhere / 'q.yaml'}", "-v")
     result.assert_outcomes(passed=5, skipped=3)
     assert "shop" not in result.stdout.str()
+
+
+def test_gate_items_name_the_gate_the_values_and_the_worst_queries(project: pytest.Pytester) -> None:
+    result = run(project, "-v", "--chunkeval-gate", "fixed_size", "-k", "gate", "-o", "chunkeval_gate_size_increase=5.0")
+    # fixed_size cuts 4 small files into more chunks: its index is bigger, which a 5x allowance accepts.
+    result.stdout.fnmatch_lines(["*fixed_size::gate[[]ndcg-gain[]] *", "*fixed_size::gate[[]recall-drop[]] *",
+                                 "*fixed_size::gate[[]index-size[]] PASSED*"])
+    assert "file_level::gate" not in result.stdout.str()  # the baseline is never gated against itself
+    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    gates = {g["name"]: g for g in report["suites"]["golden/shop/queries.yaml"]["strategies"]["fixed_size"]["gates"]}
+    assert gates["index-size"]["passed"] is True and gates["index-size"]["threshold"] == 5.0
+    strict = run(project, "--chunkeval-gate", "fixed_size", "-k", "gate", "-o", "chunkeval_gate_size_increase=0.0")
+    strict.assert_outcomes(passed=2, failed=1)
+    strict.stdout.fnmatch_lines(["*fixed_size fails gate index-size against file_level: index bytes * vs baseline *"])

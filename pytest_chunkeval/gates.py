@@ -1,0 +1,53 @@
+"""Acceptance gates: a candidate strategy against the baseline, with the ADR's thresholds as defaults.
+
+Pure functions over two report entries (the JSON shapes of :mod:`report`), so a gate can be re-checked from a stored
+report. NDCG gain is relative, Recall drop is in absolute points, index size increase is relative.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+GATE_NAMES = ("ndcg-gain", "recall-drop", "index-size")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    ndcg_gain: float = 0.10  # candidate NDCG@k must be >= baseline * (1 + this)
+    recall_drop: float = 0.05  # candidate Recall@k may be at most this many points (as a fraction) below
+    size_increase: float = 0.50  # candidate index may be less than this much bigger (relative)
+    mode: str = "file"  # which relevance view the gates read: file or chunk
+    size_measure: str = "bytes"  # bytes (on disk), chunk_count or text_bytes
+
+
+@dataclass(frozen=True)
+class GateResult:
+    name: str
+    passed: bool
+    measured: float
+    threshold: float
+    detail: str
+
+
+def _size(entry: dict[str, Any], measure: str) -> float:
+    return float(entry["index"][measure])
+
+
+def evaluate_gates(candidate: dict[str, Any], baseline: dict[str, Any], k: int, t: Thresholds) -> list[GateResult]:
+    """Every gate for one candidate; each result says what was measured against which threshold."""
+    cand, base = candidate["aggregate"][t.mode], baseline["aggregate"][t.mode]
+    nd, rc = f"ndcg@{k}", f"recall@{k}"
+    gain = (cand[nd] - base[nd]) / base[nd] if base[nd] else float("inf") if cand[nd] > 0 else 0.0
+    drop = base[rc] - cand[rc]
+    b_size, c_size = _size(baseline, t.size_measure), _size(candidate, t.size_measure)
+    increase = (c_size - b_size) / b_size if b_size else 0.0
+    return [
+        GateResult("ndcg-gain", gain >= t.ndcg_gain, gain, t.ndcg_gain,
+                   f"NDCG@{k} ({t.mode}) {cand[nd]:.4f} vs baseline {base[nd]:.4f}: {gain:+.1%}, needs >= {t.ndcg_gain:+.0%}"),
+        GateResult("recall-drop", drop <= t.recall_drop, drop, t.recall_drop,
+                   f"Recall@{k} ({t.mode}) {cand[rc]:.4f} vs baseline {base[rc]:.4f}: drop {drop * 100:.1f} points, "
+                   f"allowed <= {t.recall_drop * 100:.0f}"),
+        GateResult("index-size", increase < t.size_increase, increase, t.size_increase,
+                   f"index {t.size_measure} {c_size:.0f} vs baseline {b_size:.0f}: {increase:+.0%}, must stay below "
+                   f"{t.size_increase:+.0%}"),
+    ]
