@@ -67,6 +67,10 @@ class StrategyNode(pytest.Collector):
                 yield GateItem.from_parent(self, name=f"gate[{gate}]", gate=gate)
 
 
+class ReportedFailure(AssertionError):
+    """A failure whose message is the whole report: measured values, thresholds, examples."""
+
+
 class _EvalItem(pytest.Item):
     @property
     def strategy_node(self) -> StrategyNode:
@@ -77,6 +81,12 @@ class _EvalItem(pytest.Item):
         node = self.strategy_node
         state = state_of(self)
         return state.evaluator().run(node.suite, node.reg, state.strategy(node.reg))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        # A failure that carries its own report (quality, gate) is shown as written, without a traceback.
+        if isinstance(excinfo.value, ReportedFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         # No "domain": pytest would rewrite dots in it as "::" when printing the location.
@@ -158,10 +168,6 @@ class QueryItem(_EvalItem):
         return super().repr_failure(excinfo)
 
 
-class QualityFailure(AssertionError):
-    pass
-
-
 class QualityItem(_EvalItem):
     def __init__(self, *, check: str, **kw: Any) -> None:
         super().__init__(**kw)
@@ -176,7 +182,7 @@ class QualityItem(_EvalItem):
             if not q.claims_lossless:
                 pytest.skip(f"{name} does not claim to be lossless (line coverage {q.coverage:.1%})")
             if q.uncovered:
-                raise QualityFailure(
+                raise ReportedFailure(
                     f"{name} claims to be lossless but {len(q.uncovered)} of {q.lines_checked} non-blank lines are in no chunk:\n"
                     + "\n".join(f"  {u}" for u in q.uncovered[:15])
                 )
@@ -184,7 +190,7 @@ class QualityItem(_EvalItem):
             if q.max_chunk_size is None:
                 pytest.skip(f"{name} declares no size limit (largest chunk: {q.largest} {q.size_unit})")
             if q.over_limit:
-                raise QualityFailure(
+                raise ReportedFailure(
                     f"{len(q.over_limit)} of {q.chunks} chunks exceed {name}'s limit of {q.max_chunk_size} {q.size_unit}:\n"
                     + "\n".join(f"  {o}" for o in q.over_limit[:15])
                 )
@@ -193,16 +199,8 @@ class QualityItem(_EvalItem):
             if not q.fits_window:
                 pytest.skip(f"{name} does not promise to fit the window: {summary}")
             if q.over_window:
-                raise QualityFailure(f"{name} promises every chunk fits, but {summary}:\n" + "\n".join(f"  {e}" for e in q.over_window_examples))
+                raise ReportedFailure(f"{name} promises every chunk fits, but {summary}:\n" + "\n".join(f"  {e}" for e in q.over_window_examples))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, QualityFailure):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
-
-class GateFailure(AssertionError):
-    pass
 
 
 class GateItem(_EvalItem):
@@ -221,7 +219,7 @@ class GateItem(_EvalItem):
         baseline = state.options.baseline
         regs = state.load_strategies()
         if baseline not in regs:
-            raise GateFailure(f"baseline strategy {baseline!r} is not registered; gates compare against it")
+            raise ReportedFailure(f"baseline strategy {baseline!r} is not registered; gates compare against it")
         run = self.evaluation()
         base = state.evaluator().run(node.suite, regs[baseline], state.strategy(regs[baseline]))
         if base.skipped:
@@ -242,9 +240,5 @@ class GateItem(_EvalItem):
                     f" — {run.outcomes[q].query.text}"
                     for q in worst
                 ]
-            raise GateFailure("\n".join(lines))
+            raise ReportedFailure("\n".join(lines))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, GateFailure):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)

@@ -250,3 +250,32 @@ def test_gate_items_name_the_gate_the_values_and_the_worst_queries(project: pyte
     strict = run(project, "--chunkeval-gate", "fixed_size", "-k", "gate", "-o", "chunkeval_gate_size_increase=0.0")
     strict.assert_outcomes(passed=2, failed=1)
     strict.stdout.fnmatch_lines(["*fixed_size fails gate index-size against file_level: index bytes * vs baseline *"])
+
+
+def test_quality_items_fail_a_strategy_that_breaks_its_promises(project: pytest.Pytester) -> None:
+    project.makeconftest(
+        """
+        from pytest_chunkeval import FixedSizeChunker, Strategy, strategy
+
+        class Lossy(Strategy):
+            name = "lossy"
+            max_chunk_size = 60  # promised, and broken: it cuts 200-character windows
+
+            def chunk(self, path, text):
+                keep = text.rstrip("\\n").rsplit("\\n", 1)[0] + "\\n"  # and it drops each file's last line
+                return FixedSizeChunker(200, 0, name="lossy").chunk(path, keep)
+
+        @strategy
+        def lossy():
+            return Lossy()
+        """
+    )
+    result = run(project, "-k", "lossy and quality")
+    result.assert_outcomes(failed=2, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*lossy claims to be lossless but 4 of * non-blank lines are in no chunk:*",
+            "*auth.py:9: return hash_password(password, salt) == digest*",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*chunks exceed lossy's limit of 60 chars:*"])
