@@ -11,11 +11,14 @@ every chunk fits the embedder's window (checked exactly on the final text). The 
 """
 from __future__ import annotations
 
+from dataclasses import fields
+from itertools import compress
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec
-from ..ast.tree import ParseTimeout, SyntaxTree, kind_of, name_of, parse
+from ..ast.tree import Node, ParseTimeout, SyntaxTree, kind_of, name_of, parse
 from ..chunk import Chunk
 from ..sizing import check_unit, span_sizer, text_size
 from ..strategy import Strategy
@@ -52,19 +55,42 @@ class _Headers:
             for node in tree.extract_context().imports:
                 self.imports.append((node.start_byte, node.end_byte, node.text.strip()))
         self.tree = tree
+        self._sigs: dict[int, tuple[Any, str]] = {}  # id(node) -> (node, signature): ctx nodes recur in many chunks
+        # chars and nonws_chars add up line by line, so the trimming loop can drop imports/signatures by arithmetic
+        self._line_cost = _LINE_COST.get(unit)
 
     def _cost(self, text: str) -> int:
         n = text_size(text, self.unit, self.model_dir)
         return max(0, n - 2) if self.unit == "tokens" else n  # [CLS]/[SEP] are paid once, by the body
 
+    def _signature(self, raw: Any) -> str:
+        hit = self._sigs.get(id(raw))
+        if hit is None or hit[0] is not raw:
+            hit = self._sigs[id(raw)] = (raw, _signature(self.tree, raw))
+        return hit[1]
+
     def build(self, span: Span, count: bool = False) -> str:
         """Header for ``span`` (imports already inside the body and signatures it starts with are left out)."""
         if self.budget <= 0:
             return ""
-        sigs = [_signature(self.tree, n) for n in span.ctx if n.start_byte < span.start]  # type: ignore[arg-type]
-        imps = [t for a, b, t in self.imports if not (span.start <= a and b <= span.end)]
+        start, end = span.start, span.end
+        sigs = [self._signature(n) for n in span.ctx if n.start_byte < start]
+        imps = [t for a, b, t in self.imports if not (start <= a and b <= end)]
         path_line = self.path
         truncated = False
+        cost = self._line_cost
+        if cost is not None:
+            # same drops as the loop below, without re-joining the header for each: while over budget (then the
+            # header has a non-empty line and its size is the sum of its lines' sizes) drop the last import,
+            # then the outermost signature; the loop then checks the exact header and trims the path if needed
+            total = cost(path_line) + sum(map(cost, imps)) + sum(map(cost, sigs))
+            budget = self.budget
+            while total > budget and imps:
+                total -= cost(imps.pop())
+                truncated = True
+            while total > budget and sigs:
+                total -= cost(sigs.pop(0))
+                truncated = True
         while True:
             lines = [path_line, *imps, *sigs]
             header = "\n".join(x for x in lines if x) + "\n"
@@ -85,37 +111,90 @@ class _Headers:
         return header
 
 
+def _chars_line(line: str) -> int:
+    return len(line) + 1 if line else 0  # the line and its newline
+
+
+def _nonws_line(line: str) -> int:
+    return text_size(line, "nonws_chars")  # the newline is whitespace
+
+
+_LINE_COST = {"chars": _chars_line, "nonws_chars": _nonws_line}
+
+
 def _signature(tree: SyntaxTree | None, raw: Any) -> str:
     if tree is None:
         return ""
-    from ..ast.tree import Node
-
     return Node(raw, tree).signature[:_SIG_MAX]
 
 
-def _metadata(tree: SyntaxTree | None, span: Span, language: str | None) -> dict[str, Any]:
-    """Node types, semantic kinds and symbol names of the nodes a chunk holds, and what it was cut from."""
+def _metadata(tree: SyntaxTree | None, span: Span, language: str | None,
+              ctx_cache: dict[int, tuple[Any, ...]] | None = None) -> dict[str, Any]:
+    """Node types, semantic kinds and symbol names of the nodes a chunk holds, and what it was cut from.
+
+    ``ctx_cache`` (one per file) remembers what depends only on ``span.ctx``: the pieces of one split node share
+    the same ``ctx`` tuple, so its kinds and names are worked out once, not once per chunk.
+    """
     meta: dict[str, Any] = {"language": language, "fallback": span.fallback, "parse_error": span.error}
     if tree is None:
         return meta
-    spec, src = tree.spec, tree.source
-    ctx_kinds = [kind_of(spec, n, src) for n in span.ctx]
-    in_class = "class" in ctx_kinds
-    kinds, symbols = [], []
-    for n, _t, k in span.nodes:
-        if k is not None:
+    src = tree.source
+    ctx = span.ctx
+    hit = ctx_cache.get(id(ctx)) if ctx_cache is not None else None
+    if hit is None or hit[0] is not ctx:
+        spec = tree.spec
+        ctx_kinds = [kind_of(spec, n, src) for n in ctx]
+        hit = (ctx, "class" in ctx_kinds, [name_of(n, src) or n.type for n in ctx],
+               [n.type for n, k in zip(ctx, ctx_kinds) if k in CONTAINER_KINDS])
+        if ctx_cache is not None:
+            ctx_cache[id(ctx)] = hit  # holds ``ctx``, so the id cannot be reused while cached
+    _ctx, in_class, part_of, containers = hit
+    nodes = span.nodes
+    kinds: list[str] = []
+    symbols: list[str] = []
+    node_kinds = list(map(_THIRD, nodes))
+    if node_kinds.count(None) != len(node_kinds):  # most chunks of big literals hold no kinded node
+        for (n, _t, k) in compress(nodes, node_kinds):
             kinds.append("method" if (k == "function" and in_class) else k)
             if k in _NAMED:
                 nm = name_of(n, src)
                 if nm:
                     symbols.append(nm)
-    meta.update(node_types=[t for _n, t, _k in span.nodes], kinds=kinds, symbols=symbols,
-                part_of=[name_of(n, src) or n.type for n in span.ctx],
-                containers=[n.type for n, k in zip(span.ctx, ctx_kinds) if k in CONTAINER_KINDS])
+    meta.update(node_types=list(map(_SECOND, nodes)), kinds=kinds, symbols=symbols, part_of=list(part_of),
+                containers=list(containers))
     return meta
 
 
+_SECOND, _THIRD = itemgetter(1), itemgetter(2)
 _NAMED = UNIT_KINDS | {"type", "constant", "key"}
+_CHUNK_FIELDS = ("text", "path", "start_line", "end_line", "start_byte", "end_byte", "strategy", "kind", "header",
+                 "body", "metadata")
+
+
+def _chunk_positional(text: str, path: str, start_line: int, end_line: int, start_byte: int, end_byte: int,
+                      strategy: str, kind: str, header: str, body: str | None, metadata: dict[str, Any]) -> Chunk:
+    return Chunk(text=text, path=path, start_line=start_line, end_line=end_line, start_byte=start_byte,
+                 end_byte=end_byte, strategy=strategy, kind=kind, header=header, body=body, metadata=metadata)
+
+
+def _chunk_direct(text: str, path: str, start_line: int, end_line: int, start_byte: int, end_byte: int,
+                  strategy: str, kind: str, header: str, body: str | None, metadata: dict[str, Any]) -> Chunk:
+    """The same object ``Chunk(...)`` builds, without the frozen dataclass's per-field ``object.__setattr__``.
+
+    Used only while :class:`Chunk` is a plain frozen dataclass with exactly these fields and no
+    ``__post_init__`` (checked at import): one chunk per iteration of the hot loop, ~1 us saved each.
+    """
+    c = _object_new(Chunk)
+    c.__dict__.update(text=text, path=path, start_line=start_line, end_line=end_line, start_byte=start_byte,
+                      end_byte=end_byte, strategy=strategy, kind=kind, header=header, body=body, metadata=metadata)
+    return c
+
+
+_object_new = object.__new__
+_new_chunk = _chunk_direct if (
+    tuple(f.name for f in fields(Chunk)) == _CHUNK_FIELDS and not hasattr(Chunk, "__post_init__")
+    and "__slots__" not in vars(Chunk) and "__init__" in vars(Chunk)
+) else _chunk_positional
 
 
 def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_size: int = 100,
@@ -159,6 +238,8 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
     kind = "code" if tree is not None else "text"
     build = headers.build if budget > 0 else None
     count, line, pos, header_chars = data.count, 1, 0, 0
+    ctx_cache: dict[int, tuple[Any, ...]] = {}
+    new_chunk = _new_chunk
     for sp in spans:  # hot loop: one iteration per chunk
         start, end = sp.start, sp.end
         line += count(b"\n", pos, start)
@@ -166,11 +247,11 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
         body = data[start:end].decode("utf-8", "surrogatepass")
         header = build(sp, True) if build is not None else ""
         header_chars += len(header)
-        out.append(Chunk(
-            text=header + body if header else body, path=path, start_line=line,
-            end_line=line + count(b"\n", start, end - 1 if end > start else start), start_byte=start,
-            end_byte=end, strategy=strategy, kind=kind, header=header, body=body if header else None,
-            metadata=_metadata(tree, sp, lang),
+        out.append(new_chunk(
+            header + body if header else body, path, line,
+            line + count(b"\n", start, end - 1 if end > start else start), start,
+            end, strategy, kind, header, body if header else None,
+            _metadata(tree, sp, lang, ctx_cache),
         ))
     _bump(stats, "header_chars", header_chars)
     _bump(stats, "chunks", len(out))

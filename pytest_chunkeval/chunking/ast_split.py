@@ -20,6 +20,9 @@ The recipe, per node list (the root's children first):
 """
 from __future__ import annotations
 
+from bisect import bisect_right
+from itertools import compress
+from operator import attrgetter, not_
 from typing import Any
 
 from ..ast.languages import UNIT_KINDS
@@ -48,6 +51,27 @@ class Span:
 
     def __repr__(self) -> str:
         return f"Span({self.start}, {self.end}, unit={self.unit})"
+
+
+_TYPE, _START = attrgetter("type"), attrgetter("start_byte")
+_BULK_MIN = 12  # below this many children, per-child set-up costs more than bulk runs save
+_KIND_OF_TYPES: dict[tuple[str, int], frozenset[str]] = {}
+
+
+def _kind_of_types(tree: SyntaxTree) -> frozenset[str]:
+    """Node types whose kind needs :func:`kind_of` rather than a table look-up.
+
+    Wrappers and ``when`` rules look at children or text; a table type that the grammar also uses for an
+    anonymous token (Ruby's ``class`` keyword) must be checked for ``is_named``. Cached per language.
+    """
+    spec = tree.spec
+    lang = tree.raw_tree.language
+    key = (spec.name, id(lang))
+    found = _KIND_OF_TYPES.get(key)
+    if found is None:
+        shared = {t for t in spec.kinds if lang.id_for_node_kind(t, False) is not None}
+        found = _KIND_OF_TYPES[key] = frozenset(spec.wrappers) | frozenset(spec.when) | frozenset(shared)
+    return found
 
 
 def _common(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -118,6 +142,12 @@ class Splitter:
         self.kinds = tree.spec.kinds
         self.has_error = tree.has_error
         self.special = frozenset(tree.spec.wrappers) | frozenset(tree.spec.when)
+        self.comments = tree.spec.comments
+        self.kinds_get = tree.spec.kinds.get
+        self.kind_of_types = _kind_of_types(tree)
+        # node types that can be a unit: a plain table look-up, or a wrapper (takes its declaration's kind)
+        self.unit_types = frozenset(t for t, k in tree.spec.kinds.items() if k in UNIT_KINDS) | \
+            frozenset(tree.spec.wrappers)
 
     def _count(self, key: str, n: int = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
@@ -177,31 +207,112 @@ class Splitter:
         return segs
 
     def children(self, raw: Any, s: int, e: int, ctx: tuple[Any, ...]) -> list[Span]:
-        """Spans tiling ``[s, e)`` built from ``raw``'s children (merged greedily)."""
+        """Spans tiling ``[s, e)`` built from ``raw``'s children (merged greedily).
+
+        The hot path of the chunker: it runs over every child of every node that does not fit. Children are
+        grouped into segments on the fly (as :meth:`_segments` does: a child with the comments that travel with
+        it) and a segment that fits is merged in place; anything else (too big, or a subtree with parse errors)
+        goes through :meth:`_place`, which does the same merge and also splits, regroups and counts errors.
+        """
         kids = raw.children
         if not kids:
             return line_spans(self.data, s, e, self.size, self.max, ctx, fallback=False)
-        data, size, max_size, by_type = self.data, self.size, self.max, self.by_type
-        errors = self.has_error and raw.has_error  # skip per-node error checks in clean subtrees
-        kinds_get, special = self.kinds.get, self.special
-        ident = size is _byte_span  # ASCII text measured in chars: sizes are byte differences
         out: list[Span] = []
+        if self.has_error and raw.has_error:  # per-node error checks only where the subtree has errors
+            segs = self._segments(kids, s, e)
+            segs.reverse()
+            cur = self._place(segs, None, out, ctx, True)
+            if cur is not None:
+                out.append(cur)
+            return out
+        data, size, max_size, by_type = self.data, self.size, self.max, self.by_type
+        find, comments = data.find, self.comments
+        kinds_get, kind_of_types, spec = self.kinds_get, self.kind_of_types, self.spec
+        ident = size is _byte_span  # ASCII text measured in chars: sizes are byte differences
         cur: Span | None = None
-        work = self._segments(kids, s, e)
-        work.reverse()  # a stack: pop() yields segments in document order
+        a = s  # start of the open segment
+        main: Any = None  # its code node (None: only comments so far)
+        mtype = ""
+        gend = 0  # end of its last member
+        pending = False  # it holds only own-line comments waiting for their node
+        first = 0  # index of its first member
+        i = 0
+        for c in kids:
+            t = c.type
+            if t in comments:
+                cs = c.start_byte
+                if i and (pending or find(b"\n", gend, cs) < 0):
+                    gend = c.end_byte  # trailing comment on the code's line, or one more own-line comment
+                    i += 1
+                    continue
+            elif pending:
+                main, mtype, gend, pending = c, t, c.end_byte, False
+                i += 1
+                continue
+            else:
+                cs = c.start_byte
+            if i:
+                nl = find(b"\n", gend, cs)
+                b = cs if nl < 0 else nl + 1
+                # place segment [a, b): kids[first:i], ``main`` its code node
+                if (b - a if ident else size(a, b)) <= max_size:
+                    kind = None if main is None else kind_of(spec, main, data) if mtype in kind_of_types \
+                        else kinds_get(mtype)
+                    uid = -1
+                    if by_type and kind in UNIT_KINDS:
+                        self._ids += 1
+                        uid = self._ids
+                    if cur is not None and (uid < 0 or cur.unit < 0) and \
+                            (b - cur.start if ident else size(cur.start, b)) <= max_size:
+                        cur.end = b
+                        if main is not None:
+                            cur.nodes.append((main, mtype, kind))
+                        if uid >= 0:
+                            cur.unit = uid
+                            cur.opens = True
+                        cur.partial = False
+                        if cur.ctx is not ctx:
+                            cur.ctx = _common(cur.ctx, ctx)
+                    else:
+                        if cur is not None:
+                            out.append(cur)
+                        cur = Span(a, b, uid, [(main, mtype, kind)] if main is not None else [], ctx)
+                        cur.opens = uid >= 0
+                else:
+                    cur = self._place([(a, b, kids[first:i], main, mtype)], cur, out, ctx, False)
+                a = b
+            # open a segment with this child
+            if t in comments:
+                main, mtype, pending = None, "", True
+            else:
+                main, mtype, pending = c, t, False
+            gend = c.end_byte
+            first = i
+            i += 1
+        # the last segment runs to the end of the parent's range
+        cur = self._place([(a, e, kids[first:], main, mtype)], cur, out, ctx, False)
+        if cur is not None:
+            out.append(cur)
+        return out
+
+    def _place(self, work: list[tuple[int, int, list[Any], Any, str]], cur: Span | None, out: list[Span],
+               ctx: tuple[Any, ...], errors: bool) -> Span | None:
+        """Place segments (a stack: ``pop()`` yields document order) after ``cur``; returns the open span.
+
+        Closed spans go to ``out``. A segment that fits joins ``cur`` when allowed, else opens a span; one that
+        does not fit is regrouped (comments + code), split along its children, or cut by lines (leaves and
+        ERROR nodes). ``errors``: the subtree has parse errors, so nodes are checked for them.
+        """
+        data, size, max_size, by_type = self.data, self.size, self.max, self.by_type
+        kinds_get, kind_of_types, spec = self.kinds_get, self.kind_of_types, self.spec
         while work:
             a, b, group, main, t = work.pop()
-            fits = (b - a if ident else size(a, b)) <= max_size
+            fits = size(a, b) <= max_size
             if not fits and len(group) > 1:
                 # comments + code too big together: let each member find its own place
                 work.extend(reversed(self._segments(group, a, b, grouped=False)))
                 continue
-            if main is None:
-                kind = None
-            else:
-                kind = kind_of(self.spec, main, data) if t in special else kinds_get(t)
-                if kind is not None and not main.is_named:
-                    kind = None
+            kind = None if main is None else kind_of(spec, main, data) if t in kind_of_types else kinds_get(t)
             info = [(main, t, kind)] if main is not None else []
             uid = -1
             if by_type and kind in UNIT_KINDS:
@@ -212,9 +323,7 @@ class Splitter:
                 err = errors and main is not None and main.has_error
                 if err:
                     self._count("error_regions")
-                # fast path: a whole node that fits joins the open span in place when allowed
-                if cur is not None and (uid < 0 or cur.unit < 0) and \
-                        (b - cur.start if ident else size(cur.start, b)) <= max_size:
+                if cur is not None and (uid < 0 or cur.unit < 0) and size(cur.start, b) <= max_size:
                     cur.end = b
                     cur.nodes.extend(info)
                     if uid >= 0:
@@ -255,17 +364,15 @@ class Splitter:
             if len(pieces) > 1:
                 for p in pieces:
                     p.partial = True
-            for i, p in enumerate(pieces):
+            for k, p in enumerate(pieces):
                 # only the first piece may join what came before: the pieces were already merged one level down
-                if i == 0 and cur is not None and not fresh and self.can_merge(cur, p):
+                if k == 0 and cur is not None and not fresh and self.can_merge(cur, p):
                     cur = self.merge(cur, p)
                 else:
                     if cur is not None:
                         out.append(cur)
                     cur = p
-        if cur is not None:
-            out.append(cur)
-        return out
+        return cur
 
     def can_merge(self, x: Span, y: Span) -> bool:
         if x.unit >= 0 and y.unit >= 0 and x.unit != y.unit:
