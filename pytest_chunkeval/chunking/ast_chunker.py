@@ -135,9 +135,8 @@ def _metadata(tree: SyntaxTree | None, span: Span, language: str | None,
     ``ctx_cache`` (one per file) remembers what depends only on ``span.ctx``: the pieces of one split node share
     the same ``ctx`` tuple, so its kinds and names are worked out once, not once per chunk.
     """
-    meta: dict[str, Any] = {"language": language, "fallback": span.fallback, "parse_error": span.error}
     if tree is None:
-        return meta
+        return {"language": language, "fallback": span.fallback, "parse_error": span.error}
     src = tree.source
     ctx = span.ctx
     hit = ctx_cache.get(id(ctx)) if ctx_cache is not None else None
@@ -148,21 +147,21 @@ def _metadata(tree: SyntaxTree | None, span: Span, language: str | None,
                [n.type for n, k in zip(ctx, ctx_kinds) if k in CONTAINER_KINDS])
         if ctx_cache is not None:
             ctx_cache[id(ctx)] = hit  # holds ``ctx``, so the id cannot be reused while cached
-    _ctx, in_class, part_of, containers = hit
     nodes = span.nodes
     kinds: list[str] = []
     symbols: list[str] = []
     node_kinds = list(map(_THIRD, nodes))
-    if node_kinds.count(None) != len(node_kinds):  # most chunks of big literals hold no kinded node
+    if node_kinds.count(None) != len(node_kinds):  # chunks of big literals hold no node with a kind
+        in_class = hit[1]
         for (n, _t, k) in compress(nodes, node_kinds):
             kinds.append("method" if (k == "function" and in_class) else k)
             if k in _NAMED:
                 nm = name_of(n, src)
                 if nm:
                     symbols.append(nm)
-    meta.update(node_types=list(map(_SECOND, nodes)), kinds=kinds, symbols=symbols, part_of=list(part_of),
-                containers=list(containers))
-    return meta
+    return {"language": language, "fallback": span.fallback, "parse_error": span.error,
+            "node_types": list(map(_SECOND, nodes)), "kinds": kinds, "symbols": symbols, "part_of": hit[2][:],
+            "containers": hit[3][:]}
 
 
 _SECOND, _THIRD = itemgetter(1), itemgetter(2)

@@ -20,9 +20,6 @@ The recipe, per node list (the root's children first):
 """
 from __future__ import annotations
 
-from bisect import bisect_right
-from itertools import compress
-from operator import attrgetter, not_
 from typing import Any
 
 from ..ast.languages import UNIT_KINDS
@@ -53,25 +50,22 @@ class Span:
         return f"Span({self.start}, {self.end}, unit={self.unit})"
 
 
-_TYPE, _START = attrgetter("type"), attrgetter("start_byte")
-_BULK_MIN = 12  # below this many children, per-child set-up costs more than bulk runs save
-_KIND_OF_TYPES: dict[tuple[str, int], frozenset[str]] = {}
+_KIND_OF_TYPES: dict[int, tuple[Any, frozenset[str]]] = {}  # id(spec) -> (spec, types)
 
 
 def _kind_of_types(tree: SyntaxTree) -> frozenset[str]:
-    """Node types whose kind needs :func:`kind_of` rather than a table look-up.
+    """Node types whose kind needs :func:`kind_of`; for every other type a table look-up gives the same answer.
 
     Wrappers and ``when`` rules look at children or text; a table type that the grammar also uses for an
-    anonymous token (Ruby's ``class`` keyword) must be checked for ``is_named``. Cached per language.
+    anonymous token (Ruby's ``class`` keyword) must be checked for ``is_named``. Cached per language spec.
     """
     spec = tree.spec
-    lang = tree.raw_tree.language
-    key = (spec.name, id(lang))
-    found = _KIND_OF_TYPES.get(key)
-    if found is None:
-        shared = {t for t in spec.kinds if lang.id_for_node_kind(t, False) is not None}
-        found = _KIND_OF_TYPES[key] = frozenset(spec.wrappers) | frozenset(spec.when) | frozenset(shared)
-    return found
+    hit = _KIND_OF_TYPES.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        lang = tree.raw_tree.language
+        shared = frozenset(t for t in spec.kinds if lang.id_for_node_kind(t, False) is not None)
+        hit = _KIND_OF_TYPES[id(spec)] = (spec, frozenset(spec.wrappers) | frozenset(spec.when) | shared)
+    return hit[1]
 
 
 def _common(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -141,13 +135,9 @@ class Splitter:
         self._ids = 0
         self.kinds = tree.spec.kinds
         self.has_error = tree.has_error
-        self.special = frozenset(tree.spec.wrappers) | frozenset(tree.spec.when)
         self.comments = tree.spec.comments
         self.kinds_get = tree.spec.kinds.get
         self.kind_of_types = _kind_of_types(tree)
-        # node types that can be a unit: a plain table look-up, or a wrapper (takes its declaration's kind)
-        self.unit_types = frozenset(t for t, k in tree.spec.kinds.items() if k in UNIT_KINDS) | \
-            frozenset(tree.spec.wrappers)
 
     def _count(self, key: str, n: int = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
