@@ -5,8 +5,11 @@ deterministic subset - every 8th file in sorted order, ~1.3 MB - so the whole ru
 Select another corpus with ``CHUNKEVAL_BENCH_CORPUS=/path/to/dir`` and the sampling step with
 ``CHUNKEVAL_BENCH_STEP=1`` (all files). Run: ``pytest benchmarks/ --benchmark-only``.
 
-Throughput (MB/s) of each benchmark is recorded in ``extra_info``; ``test_throughput_ratios`` measures parse-only,
-chunking (single process and the process pool) and astchunk in one run and checks the issue's bars.
+Throughput (MB/s) of each benchmark is recorded in ``extra_info`` (``MB/s`` from the mean round, ``MB/s best`` from
+the fastest) and the end of the run prints the ratios (``ast / parse-only``, ``ast / astchunk``, ...; see
+``conftest.py``). Everything runs single-process on the same files in the same run, except the row labelled
+``ast_chunk_files[N processes]``, which is the process pool and is not comparable with the one-process parse.
+Speed is judged from these numbers; nothing here fails on a timing ratio.
 """
 from __future__ import annotations
 
@@ -65,32 +68,36 @@ def astchunk_all(files) -> None:
         builder.chunkify(text)
 
 
-def _record(benchmark, files) -> None:
-    mean = benchmark.stats.stats.mean if benchmark.stats else None
-    if mean:
-        benchmark.extra_info["MB/s"] = round(megabytes(files) / mean, 2)
-    benchmark.extra_info["MB"] = round(megabytes(files), 2)
+def _record(benchmark, files, throughput, label: str) -> None:
+    mb = megabytes(files)
+    stats = benchmark.stats.stats if benchmark.stats else None
+    if stats is not None and stats.mean:
+        benchmark.extra_info["MB/s"] = round(mb / stats.mean, 2)
+        benchmark.extra_info["MB/s best"] = round(mb / stats.min, 2)
+        throughput[label] = mb / stats.min
+        throughput["_MB"] = mb
+    benchmark.extra_info["MB"] = round(mb, 2)
 
 
-def test_parse_only(benchmark, files) -> None:
-    benchmark.pedantic(parse_only, args=(files,), rounds=5, warmup_rounds=1)
-    _record(benchmark, files)
+def test_parse_only(benchmark, files, throughput) -> None:
+    benchmark.pedantic(parse_only, args=(files,), rounds=7, warmup_rounds=1)
+    _record(benchmark, files, throughput, "parse-only")
 
 
-def test_ast_chunk(benchmark, files) -> None:
-    benchmark.pedantic(chunk_all, args=(files,), kwargs=dict(preserve_context=False), rounds=5, warmup_rounds=1)
-    _record(benchmark, files)
+def test_ast_chunk(benchmark, files, throughput) -> None:
+    benchmark.pedantic(chunk_all, args=(files,), kwargs=dict(preserve_context=False), rounds=7, warmup_rounds=1)
+    _record(benchmark, files, throughput, "ast")
 
 
-def test_ast_chunk_with_context(benchmark, files) -> None:
-    benchmark.pedantic(chunk_all, args=(files,), kwargs=dict(preserve_context=True), rounds=3, warmup_rounds=1)
-    _record(benchmark, files)
+def test_ast_chunk_with_context(benchmark, files, throughput) -> None:
+    benchmark.pedantic(chunk_all, args=(files,), kwargs=dict(preserve_context=True), rounds=5, warmup_rounds=1)
+    _record(benchmark, files, throughput, "ast_context")
 
 
-def test_astchunk_peer(benchmark, files) -> None:
+def test_astchunk_peer(benchmark, files, throughput) -> None:
     pytest.importorskip("astchunk", reason="astchunk not installed (pip install astchunk)")
     benchmark.pedantic(astchunk_all, args=(files,), rounds=3, warmup_rounds=1)
-    _record(benchmark, files)
+    _record(benchmark, files, throughput, "astchunk")
 
 
 def _best(fn, *args, rounds: int = 5, **kw) -> float:
@@ -102,27 +109,30 @@ def _best(fn, *args, rounds: int = 5, **kw) -> float:
     return best
 
 
-def test_throughput_ratios(benchmark, files) -> None:
-    """One run, same files: parse-only vs chunking (single process and pool) vs astchunk, in MB/s."""
+def test_throughput_ratios(benchmark, files, throughput) -> None:
+    """One test, same files: parse-only vs chunking (one process, and the pool) vs astchunk, best of N, in MB/s.
+
+    A report, not a check: the numbers go to ``extra_info`` and stdout (``-s``); the pool row is the only one
+    that uses more than one process. The run's summary line also lists the pool against the one-process parse.
+    """
     mb = megabytes(files)
     paths = [p for p, _, _ in files]
     parse_mbs = mb / _best(parse_only, files)
     chunk_mbs = mb / _best(chunk_all, files, preserve_context=False)
     workers = os.cpu_count() or 1
+    pool_label = f"ast_chunk_files[{workers} processes]"
     pool_mbs = mb / _best(ast_chunk_files, paths, workers=workers, min_files_for_pool=1, rounds=5,
                           preserve_context=False)
-    numbers = {"parse_only": parse_mbs, "ast_chunk": chunk_mbs, f"ast_chunk_files[{workers} workers]": pool_mbs}
+    numbers = {"parse_only": parse_mbs, "ast_chunk": chunk_mbs, pool_label: pool_mbs}
     if "astchunk" in sys.modules or _has("astchunk"):
         numbers["astchunk"] = mb / _best(astchunk_all, files, rounds=2)
     benchmark.pedantic(lambda: None, rounds=1)
     benchmark.extra_info.update({k: round(v, 2) for k, v in numbers.items()})
     benchmark.extra_info["ratio_single"] = round(chunk_mbs / parse_mbs, 3)
     benchmark.extra_info["ratio_pool"] = round(pool_mbs / parse_mbs, 3)
+    throughput[pool_label] = pool_mbs
     print("\nthroughput MB/s on %.2f MB: " % mb + ", ".join(f"{k}={v:.2f}" for k, v in numbers.items())
-          + f"; chunk/parse single={chunk_mbs / parse_mbs:.2f} pool={pool_mbs / parse_mbs:.2f}")
-    if "astchunk" in numbers:
-        assert chunk_mbs > numbers["astchunk"], numbers
-    assert max(chunk_mbs, pool_mbs) >= 0.8 * parse_mbs, numbers
+          + f"; chunk/parse single process={chunk_mbs / parse_mbs:.2f}, {pool_label}={pool_mbs / parse_mbs:.2f}")
 
 
 def _has(name: str) -> bool:

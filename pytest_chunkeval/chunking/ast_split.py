@@ -20,6 +20,7 @@ The recipe, per node list (the root's children first):
 """
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 from ..ast.languages import UNIT_KINDS
@@ -66,6 +67,9 @@ def _kind_of_types(tree: SyntaxTree) -> frozenset[str]:
         shared = frozenset(t for t in spec.kinds if lang.id_for_node_kind(t, False) is not None)
         hit = _KIND_OF_TYPES[id(spec)] = (spec, frozenset(spec.wrappers) | frozenset(spec.when) | shared)
     return hit[1]
+
+
+_END = (None,)
 
 
 def _common(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -226,24 +230,28 @@ class Splitter:
         gend = 0  # end of its last member
         pending = False  # it holds only own-line comments waiting for their node
         first = 0  # index of its first member
-        i = 0
-        for c in kids:
-            t = c.type
-            if t in comments:
-                cs = c.start_byte
-                if i and (pending or find(b"\n", gend, cs) < 0):
-                    gend = c.end_byte  # trailing comment on the code's line, or one more own-line comment
+        i = 0  # children read so far
+        for c in chain(kids, _END):  # the ``None`` at the end places the last segment
+            if c is not None:
+                t = c.type
+                if t in comments:
+                    cs = c.start_byte
+                    if i and (pending or find(b"\n", gend, cs) < 0):
+                        gend = c.end_byte  # trailing comment on the code's line, or one more own-line comment
+                        i += 1
+                        continue
+                elif pending:
+                    main, mtype, gend, pending = c, t, c.end_byte, False
                     i += 1
                     continue
-            elif pending:
-                main, mtype, gend, pending = c, t, c.end_byte, False
-                i += 1
-                continue
+                else:
+                    cs = c.start_byte
+                if i:
+                    nl = find(b"\n", gend, cs)
+                    b = cs if nl < 0 else nl + 1
             else:
-                cs = c.start_byte
+                b = e
             if i:
-                nl = find(b"\n", gend, cs)
-                b = cs if nl < 0 else nl + 1
                 # place segment [a, b): kids[first:i], ``main`` its code node
                 if (b - a if ident else size(a, b)) <= max_size:
                     kind = None if main is None else kind_of(spec, main, data) if mtype in kind_of_types \
@@ -270,6 +278,8 @@ class Splitter:
                         cur.opens = uid >= 0
                 else:
                     cur = self._place([(a, b, kids[first:i], main, mtype)], cur, out, ctx, False)
+                if c is None:
+                    break
                 a = b
             # open a segment with this child
             if t in comments:
@@ -279,8 +289,6 @@ class Splitter:
             gend = c.end_byte
             first = i
             i += 1
-        # the last segment runs to the end of the parent's range
-        cur = self._place([(a, e, kids[first:], main, mtype)], cur, out, ctx, False)
         if cur is not None:
             out.append(cur)
         return out
