@@ -1,0 +1,93 @@
+"""The chunker's fast paths give exactly what the general paths give.
+
+``Splitter.children`` places segments that fit inline and hands everything else to ``Splitter._place``; the
+reference below sends every segment through ``_place`` (one segment at a time, as the chunker did before the
+fast path). Header trimming for additive units skips re-joining the header per dropped line; the reference is
+the plain loop. Chunks are built without the dataclass ``__init__``; they must equal ``Chunk(...)``.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from pytest_chunkeval.ast.tree import parse, resolve_language
+from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.chunking import ast_chunker
+from pytest_chunkeval.chunking.ast_split import Span, Splitter, fold_small, line_spans
+from pytest_chunkeval.sizing import span_sizer
+
+
+class OneSegmentAtATime(Splitter):
+    """Reference splitter: no inline fast path, every segment through the general ``_place``."""
+
+    def children(self, raw, s: int, e: int, ctx: tuple) -> list[Span]:  # type: ignore[no-untyped-def]
+        kids = raw.children
+        if not kids:
+            return line_spans(self.data, s, e, self.size, self.max, ctx, fallback=False)
+        segs = self._segments(kids, s, e)
+        segs.reverse()
+        out: list[Span] = []
+        cur = self._place(segs, None, out, ctx, self.has_error and raw.has_error)
+        if cur is not None:
+            out.append(cur)
+        return out
+
+
+def _files() -> list[Path]:
+    files = sorted(p for p in (Path(__file__).parent.parent / "golden").glob("*/corpus/**/*")
+                   if p.is_file() and resolve_language(str(p)) is not None)  # files with a grammar
+    py = sorted(Path(random.__file__).parent.glob("*.py"))
+    return files + random.Random(7).sample(py, min(10, len(py)))
+
+
+def _view(spans: list[Span]) -> list[tuple]:
+    return [(sp.start, sp.end, sp.unit, [(n.start_byte, n.end_byte, t, k) for n, t, k in sp.nodes],
+             [(n.start_byte, n.type) for n in sp.ctx], sp.fallback, sp.error, sp.opens, sp.partial) for sp in spans]
+
+
+def _split(cls: type[Splitter], tree, size, max_size: int, by_type: bool,  # type: ignore[no-untyped-def]
+           min_size: int) -> tuple[list, dict]:
+    stats: dict[str, int] = {}
+    sp = cls(tree, size, max_size, by_type=by_type, stats=stats)
+    return _view(fold_small(sp.run(), sp, min_size)), stats
+
+
+@pytest.mark.parametrize("path", _files(), ids=lambda p: p.name)
+def test_fast_path_matches_one_segment_at_a_time(path: Path) -> None:
+    code = path.read_text(encoding="utf-8", errors="surrogateescape")
+    data = code.encode("utf-8", "surrogatepass")
+    tree = parse(data, str(path))
+    assert tree is not None
+    for unit in ("chars", "nonws_chars"):
+        size = span_sizer(unit, data, code)
+        for max_size, by_type, min_size in ((1000, True, 100), (200, True, 0), (60, False, 20)):
+            fast = _split(Splitter, tree, size, max_size, by_type, min_size)
+            reference = _split(OneSegmentAtATime, tree, size, max_size, by_type, min_size)
+            assert fast == reference, (unit, max_size, by_type)
+
+
+@pytest.mark.parametrize("path", _files()[::3], ids=lambda p: p.name)
+@pytest.mark.parametrize("unit,budget", [("chars", 250), ("chars", 40), ("chars", 3), ("nonws_chars", 30)])
+def test_header_trimming_matches_plain_loop(path: Path, unit: str, budget: int) -> None:
+    code = path.read_text(encoding="utf-8", errors="surrogateescape")
+    data = code.encode("utf-8", "surrogatepass")
+    tree = parse(data, str(path))
+    assert tree is not None
+    sp = Splitter(tree, span_sizer(unit, data, code), 300)
+    spans = sp.run()
+    fast = ast_chunker._Headers(str(path), tree, unit, budget, {}, None)
+    plain = ast_chunker._Headers(str(path), tree, unit, budget, {}, None)
+    plain._line_cost = None  # the reference: re-join and re-measure after every dropped line
+    assert fast._line_cost is not None
+    for span in spans:
+        assert fast.build(span, True) == plain.build(span, True)
+    assert fast.stats == plain.stats
+
+
+def test_direct_chunk_equals_dataclass_chunk() -> None:
+    args = ("h\nbody", "a.py", 3, 4, 10, 14, "ast", "code", "h\n", "body", {"language": "python"})
+    direct, built = ast_chunker._new_chunk(*args), ast_chunker._chunk_positional(*args)
+    assert type(direct) is Chunk and direct == built and hash(direct) == hash(built)
+    assert vars(direct) == vars(built) and list(vars(direct)) == list(vars(built)) and repr(direct) == repr(built)
