@@ -17,7 +17,7 @@ from .chunking.fixed import FixedSizeChunker
 from .embed import EmbedCounts, Embedder
 from .fingerprint import index_fingerprint, strategy_fingerprint
 from .golden import GoldenSuite, Query
-from .index import IndexStore, Row, lock_path, table_name
+from .index import Hit, IndexStore, RankingCache, Row, lock_path, table_name
 from .metrics import ChunkRef, Ranked, evaluate_query, hit, sort_ranking
 from .quality import QualityReport, check, token_counter
 from .stats import summarize
@@ -110,8 +110,16 @@ def skip_reason(suite: GoldenSuite, strategy: Any) -> str | None:
 class Evaluator:
     """Holds the embedder, the index store and every result of the session."""
 
-    def __init__(self, settings: Settings, embedder: Embedder, store: IndexStore, progress: Progress | None = None):
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder,
+        store: IndexStore,
+        progress: Progress | None = None,
+        rankings: RankingCache | None = None,
+    ):
         self.settings = settings
+        self.rankings = rankings
         self.embedder = embedder
         self.store = store
         self.progress = progress or _no_progress
@@ -198,8 +206,14 @@ class Evaluator:
         vectors = self._queries(run.suite)
         by_id = {cid: c for cid, c in run.chunks}
         refs = [ChunkRef(cid, c.path, c.start_line, c.end_line) for cid, c in run.chunks]
+        depth, mode = max(self.settings.depth, k), self.settings.retrieval
+        fresh: list[tuple[str, list[Hit]]] = []
         for q in run.suite.queries:
-            hits = self.store.search(run.table, vectors[q.id], q.text, self.settings.retrieval, max(self.settings.depth, k))
+            key = RankingCache.key(run.table, mode, depth, q.text)
+            hits = self.rankings.get(key) if self.rankings is not None else None
+            if hits is None:
+                hits = self.store.search(run.table, vectors[q.id], q.text, mode, depth)
+                fresh.append((key, hits))
             ranked = sort_ranking(
                 Ranked(h.chunk_id, by_id[h.chunk_id].path, by_id[h.chunk_id].start_line, by_id[h.chunk_id].end_line, h.score)
                 for h in hits
@@ -207,6 +221,8 @@ class Evaluator:
             )[:k]
             metrics = evaluate_query(ranked, q.relevant, refs, k)
             run.outcomes[q.id] = QueryOutcome(q, ranked, metrics, hit(ranked, q.relevant, k))
+        if self.rankings is not None and fresh:
+            self.rankings.put_many(fresh)
         run.aggregate = {
             mode: {m: summarize(run.per_query(mode, m)) for m in next(iter(run.outcomes.values())).metrics[mode]}
             for mode in MODES

@@ -36,6 +36,42 @@ class Hit:
     score: float
 
 
+class RankingCache:
+    """Search results by (table, mode, depth, query text), in the same SQLite file as the embeddings.
+
+    A table name carries the fingerprint of everything that feeds it, and search over a fixed table is
+    deterministic, so a re-run can skip the database entirely; that is most of a warm run's time otherwise.
+    """
+
+    def __init__(self, path: Path) -> None:
+        import sqlite3
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS rankings (key TEXT PRIMARY KEY, hits TEXT)")
+        self._db.commit()
+
+    @staticmethod
+    def key(table: str, mode: str, depth: int, text: str) -> str:
+        import hashlib
+
+        return hashlib.sha256(f"{table}\0{mode}\0{depth}\0{text}".encode("utf-8")).hexdigest()
+
+    def get(self, key: str) -> list[Hit] | None:
+        import json
+
+        row = self._db.execute("SELECT hits FROM rankings WHERE key = ?", (key,)).fetchone()
+        return None if row is None else [Hit(cid, score) for cid, score in json.loads(row[0])]
+
+    def put_many(self, items: list[tuple[str, list[Hit]]]) -> None:
+        import json
+
+        rows = [(k, json.dumps([[h.chunk_id, h.score] for h in hits])) for k, hits in items]
+        self._db.executemany("INSERT OR REPLACE INTO rankings VALUES (?, ?)", rows)
+        self._db.commit()
+
+
 def table_name(suite_name: str, strategy: str, fingerprint: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9_]+", "_", f"{suite_name}__{strategy}").strip("_")
     return f"{slug}__{fingerprint[:20]}"

@@ -83,8 +83,9 @@ class _EvalItem(pytest.Item):
         return state.evaluator().run(node.suite, node.reg, state.strategy(node.reg))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        # A failure that carries its own report (quality, gate) is shown as written, without a traceback.
-        if isinstance(excinfo.value, ReportedFailure):
+        # A failure that carries its own report (quality, gate) is shown as written, without a traceback; so is
+        # an accepted miss (xfail), whose traceback pytest would otherwise format, slowly, and never show.
+        if isinstance(excinfo.value, (ReportedFailure, pytest.xfail.Exception)):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 

@@ -148,15 +148,16 @@ class ChunkevalState:
         if self._evaluator is None:
             from .embed import EmbeddingCache, Embedder
             from .evaluate import Evaluator, Settings
-            from .index import IndexStore
+            from .index import IndexStore, RankingCache
 
             o = self.options
-            cache = EmbeddingCache(o.cache_dir / "embeddings.sqlite")
+            cache = EmbeddingCache(o.cache_dir / "cache.sqlite")
             embedder = Embedder(o.model, cache=cache, device=o.device)
             settings = Settings(k=o.k, retrieval=o.retrieval, db_uri=o.db_uri, cache_dir=o.cache_dir)
             store = IndexStore(o.db_uri, o.cache_dir / "locks")
             progress = LineProgress(self.write, self.tty) if o.progress else None
-            self._evaluator = Evaluator(settings, embedder, store, progress)
+            rankings = RankingCache(o.cache_dir / "cache.sqlite")
+            self._evaluator = Evaluator(settings, embedder, store, progress, rankings)
         return self._evaluator
 
     @property

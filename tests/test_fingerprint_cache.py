@@ -146,3 +146,18 @@ def test_identifier_split(token: str, parts: list[str]) -> None:
 
 def test_split_words_keeps_joined_identifier_and_splits_snake_case() -> None:
     assert split_words("load_config(fileName)") == "load config file name filename"
+
+
+def test_ranking_cache_roundtrip_and_key(tmp_path: Path) -> None:
+    from pytest_chunkeval.index import Hit, RankingCache
+
+    cache = RankingCache(tmp_path / "c.sqlite")
+    key = RankingCache.key("suite__fixed__abc", "hybrid", 50, "retry with backoff")
+    assert cache.get(key) is None
+    cache.put_many([(key, [Hit("a.py#0", 0.5), Hit("b.py#3", 0.25)])])
+    assert RankingCache(tmp_path / "c.sqlite").get(key) == [Hit("a.py#0", 0.5), Hit("b.py#3", 0.25)]
+    others = {RankingCache.key("suite__fixed__abd", "hybrid", 50, "retry with backoff"),
+              RankingCache.key("suite__fixed__abc", "vector", 50, "retry with backoff"),
+              RankingCache.key("suite__fixed__abc", "hybrid", 10, "retry with backoff"),
+              RankingCache.key("suite__fixed__abc", "hybrid", 50, "retry with back-off")}
+    assert key not in others and len(others) == 4
