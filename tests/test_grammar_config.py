@@ -63,7 +63,7 @@ def test_wrong_field_type_reports_json_path(raw: dict) -> None:
         (lambda c: c["statements"][0].update(pattern="("), "$.statements[0].pattern: invalid regular expression"),
         (lambda c: c["statements"][0].update(refers_to="handler"), "$.statements[0].refers_to: unknown block 'handler'"),
         (lambda c: c["semantic_tags"][4].update(categories=["orm"]), "$.semantic_tags[4].categories[0]: unknown category 'orm'"),
-        (lambda c: c["semantic_tags"].append({"tag": "x"}), "$.semantic_tags[14]: {'tag': 'x'} is not valid under any of the given schemas"),
+        (lambda c: c["semantic_tags"].append({"tag": "x"}), "$.semantic_tags[17]: {'tag': 'x'} is not valid under any of the given schemas"),
         (lambda c: c["lexer"].update(line_oriented=False), "$.lexer.line_oriented: only line-oriented languages are supported"),
     ],
     ids=["missing-key", "extra-lexer-key", "bad-regex", "unknown-ref", "unknown-category", "tag-without-rule", "not-line-oriented"],
@@ -265,3 +265,27 @@ def test_token_budget_keeps_every_chunk_inside_the_window() -> None:
     assert ch.fits_window is True
     sizes = [count_tokens(c.text) for p in CORPUS_FILES for c in ch.chunk(p.name, p.read_text(encoding="utf-8"))]
     assert max(sizes) <= 256 and ch.stats()["split_blocks"] > 0
+
+
+def test_chunk_kind_tags_cover_documentation_only_chunks(raw: dict, tmp_path: Path) -> None:
+    src = "// orders.avap\n// What the order endpoints do.\n\nfunction f(a){\n  return(a)\n}\n"
+    without = copy.deepcopy(raw)
+    without["semantic_tags"] = [t for t in without["semantic_tags"] if "chunk_kinds" not in t]
+    path = tmp_path / "cfg.json"
+    path.write_text(json.dumps(without))
+    assert [c.metadata["tags"] for c in chunks_of(GrammarChunker(path), src) if c.kind == "comment"] == [[]]
+    tagged = chunks_of(GrammarChunker(CONFIG), src)
+    assert [c.metadata["tags"] for c in tagged if c.kind == "comment"] == [["documents_module"]]
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="golden/avap/corpus not present")
+@pytest.mark.parametrize("signatures", [True, False])
+def test_every_corpus_chunk_has_tags(signatures: bool) -> None:
+    chunker = GrammarChunker(CONFIG, signatures=signatures, overlap=signatures)
+    untagged = [
+        f"{c.path}:{c.start_line} ({c.kind})"
+        for rel in CORPUS_FILES
+        for c in chunker.chunk(rel, (CORPUS / rel).read_text(encoding="utf-8"))
+        if not c.metadata.get("tags")
+    ]
+    assert untagged == []

@@ -89,14 +89,19 @@ class _FileChunks:
                 pass
         return self.scan.lines[block.start - 1].strip()
 
-    def tags(self, a: int, b: int, nodes: list[Node]) -> list[str]:
+    def tags(self, a: int, b: int, nodes: list[Node], chunk_kind: str | None = None) -> list[str]:
         inside = [n for n in _walk(nodes)]
         cats = {n.name for n in inside if n.kind == "stmt"}
         kinds = {n.name for n in inside if n.kind == "block"}
         lines = self.scan.blanked[a - 1:b]
         found = []
         for t in self.cfg.tags:
-            if (t.categories & cats) or (t.blocks & kinds) or (t.pattern is not None and any(t.pattern.search(x) for x in lines)):
+            if (
+                (t.categories & cats)
+                or (t.blocks & kinds)
+                or (chunk_kind is not None and chunk_kind in t.chunk_kinds)
+                or (t.pattern is not None and any(t.pattern.search(x) for x in lines))
+            ):
                 found.append(t.tag)
         return sorted(set(found))
 
@@ -125,7 +130,7 @@ class _FileChunks:
             header = self.header(context)
         inside = list(_walk(nodes))
         metadata = {
-            "tags": self.tags(a, b, nodes),
+            "tags": self.tags(a, b, nodes, kind),
             "categories": sorted({n.name for n in inside if n.kind == "stmt"}),
             "blocks": sorted({n.name for n in inside if n.kind == "block"}),
             **meta,

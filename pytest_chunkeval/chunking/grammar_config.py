@@ -59,6 +59,7 @@ class TagRule:
     pattern: re.Pattern[str] | None = None
     categories: frozenset[str] = frozenset()
     blocks: frozenset[str] = frozenset()
+    chunk_kinds: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,7 @@ def parse_config(data: Any, source: str = "<config>") -> GrammarConfig:
             pattern=rx(t["pattern"], f"$.semantic_tags[{i}].pattern") if "pattern" in t else None,
             categories=frozenset(t.get("categories", [])),
             blocks=frozenset(t.get("blocks", [])),
+            chunk_kinds=frozenset(t.get("chunk_kinds", [])),
         ))
     if problems:
         raise GrammarConfigError("\n".join(problems))
