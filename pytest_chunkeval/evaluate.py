@@ -124,6 +124,7 @@ class Evaluator:
         self.store = store
         self.progress = progress or _no_progress
         self.runs: dict[tuple[Path, str], StrategyRun] = {}
+        self.failures: dict[tuple[Path, str], BaseException] = {}
         self.query_embed = EmbedCounts()
         self._query_vectors: dict[Path, dict[str, np.ndarray]] = {}
         self._count_tokens: Callable[[list[str]], list[int]] | None = None
@@ -131,8 +132,14 @@ class Evaluator:
     # -- public -------------------------------------------------------------------------------------------------
     def run(self, suite: GoldenSuite, reg: Registration, strategy: Any | None = None) -> StrategyRun:
         key = (suite.path.resolve(), reg.name)
+        if key in self.failures:  # every item of a broken evaluation fails fast with the same error
+            raise self.failures[key]
         if key not in self.runs:
-            self.runs[key] = self._evaluate(suite, reg, strategy if strategy is not None else reg.build())
+            try:
+                self.runs[key] = self._evaluate(suite, reg, strategy if strategy is not None else reg.build())
+            except Exception as exc:
+                self.failures[key] = exc
+                raise
         return self.runs[key]
 
     # -- stages -------------------------------------------------------------------------------------------------
@@ -174,6 +181,8 @@ class Evaluator:
     def _index(self, run: StrategyRun, reg: Registration) -> None:
         from filelock import FileLock
 
+        if not run.chunks:  # nothing to index: every query retrieves nothing and scores 0
+            return
         t0 = time.perf_counter()
         run.fingerprint = index_fingerprint(
             run.suite.corpus.content_hash, strategy_fingerprint(reg, run.strategy), self.embedder.cache_id
@@ -206,14 +215,17 @@ class Evaluator:
         vectors = self._queries(run.suite)
         by_id = {cid: c for cid, c in run.chunks}
         refs = [ChunkRef(cid, c.path, c.start_line, c.end_line) for cid, c in run.chunks]
-        depth, mode = max(self.settings.depth, k), self.settings.retrieval
+        depth, retrieval = max(self.settings.depth, k), self.settings.retrieval
         fresh: list[tuple[str, list[Hit]]] = []
         for q in run.suite.queries:
-            key = RankingCache.key(run.table, mode, depth, q.text)
-            hits = self.rankings.get(key) if self.rankings is not None else None
-            if hits is None:
-                hits = self.store.search(run.table, vectors[q.id], q.text, mode, depth)
-                fresh.append((key, hits))
+            hits: list[Hit] = []
+            if run.table:
+                key = RankingCache.key(run.table, retrieval, depth, q.text)
+                cached = self.rankings.get(key) if self.rankings is not None else None
+                if cached is None:
+                    cached = self.store.search(run.table, vectors[q.id], q.text, retrieval, depth)
+                    fresh.append((key, cached))
+                hits = cached
             ranked = sort_ranking(
                 Ranked(h.chunk_id, by_id[h.chunk_id].path, by_id[h.chunk_id].start_line, by_id[h.chunk_id].end_line, h.score)
                 for h in hits

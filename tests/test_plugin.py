@@ -279,3 +279,42 @@ def test_quality_items_fail_a_strategy_that_breaks_its_promises(project: pytest.
         ]
     )
     result.stdout.fnmatch_lines(["*chunks exceed lossy's limit of 60 chars:*"])
+
+
+def test_a_strategy_that_yields_no_chunks_scores_zero_and_one_that_crashes_falls_back(project: pytest.Pytester) -> None:
+    project.makeconftest(
+        """
+        from pytest_chunkeval import Strategy, strategy
+
+        class Nothing(Strategy):
+            name = "nothing"
+            lossless = False
+
+            def chunk(self, path, text):
+                return []
+
+        class Crashy(Strategy):
+            name = "crashy"
+
+            def chunk(self, path, text):
+                if path == "orders.py":
+                    raise RuntimeError("cannot parse this one")
+                return []
+
+        @strategy
+        def nothing():
+            return Nothing()
+
+        @strategy
+        def crashy():
+            return Crashy()
+        """
+    )
+    result = run(project, "-k", "nothing or crashy", "-rs")
+    # nothing: both queries miss (its quality items are skipped: it claims nothing). crashy: orders.py falls back
+    # to fixed windows, so order-total is found; password-hash misses, and its lossless claim fails (auth.py lost).
+    result.assert_outcomes(failed=4, passed=1, skipped=5)
+    result.stdout.fnmatch_lines(["*crashy: fallback: orders.py: RuntimeError: cannot parse this one*"])
+    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    nothing = report["suites"]["golden/shop/queries.yaml"]["strategies"]["nothing"]
+    assert nothing["aggregate"]["file"]["ndcg@10"] == 0.0 and nothing["chunks"] == []
