@@ -38,11 +38,19 @@ class ParseTimeout(RuntimeError):
 
 
 def parse_bytes(parser: Any, data: bytes, timeout: float | None = None, spec: LanguageSpec | None = None) -> Any:
-    """Parse with a deadline, so a grammar that loops on odd input cannot hang a whole evaluation.
+    """Parse, with a deadline where a grammar may loop on odd input, so it cannot hang a whole evaluation.
+
+    The deadline applies to grammars flagged ``hang_prone`` in the language table (tsx, kotlin), to parses
+    without a ``spec`` (unknown grammar), and whenever a ``timeout`` is given explicitly. Every other grammar
+    parses the bytes directly with no callback - exactly what a bare ``Parser.parse(data)`` costs - because the
+    deadline's Python progress callback runs thousands of times per MB (~5 ms per MB of Python source).
 
     The deadline needs tree-sitter's read-callback API (a bytestring parse cannot be cancelled); reading from a
     memoryview costs nothing measurable. The default allows 1 s plus 5 us per byte, ~50x normal parse time.
+    Kotlin (``isolate``) is additionally parsed first in a watchdog process: its scanner loops uncancellably.
     """
+    if timeout is None and spec is not None and not spec.hang_prone:
+        return parser.parse(data)
     limit = 1.0 + len(data) / 200_000 if timeout is None else timeout
     if spec is not None and spec.isolate:
         from .guard import finishes
