@@ -80,7 +80,7 @@ def _load_document(path: Path) -> tuple[Any, dict[tuple[Any, ...], int]]:
         header: dict[str, Any] = {}
         queries: list[Any] = []
         positions: dict[tuple[Any, ...], int] = {}
-        for lineno, line in enumerate(text.splitlines(), 1):
+        for lineno, line in enumerate(text.split("\n"), 1):
             if not line.strip():
                 continue
             try:
@@ -117,7 +117,7 @@ def _query_id(data: Any, where: tuple[Any, ...]) -> str | None:
             qid = data["queries"][where[1]].get("id")
         except (AttributeError, IndexError, KeyError, TypeError):
             return None
-        return qid if isinstance(qid, str) else None
+        return str(qid) if isinstance(qid, (str, int)) and not isinstance(qid, bool) else None
     return None
 
 
@@ -160,9 +160,10 @@ def load_golden(path: Path | str) -> GoldenSuite:
     for i, q in enumerate(data["queries"]):
         where = ("queries", i)
         line = _line_for(positions, where)
-        if q["id"] in seen:
-            problem(where + ("id",), f"duplicate id (first used at line {seen[q['id']]})")
-        seen.setdefault(q["id"], line)
+        qid = str(q["id"])  # integer ids (common in generated suites) become their decimal string
+        if qid in seen:
+            problem(where + ("id",), f"duplicate id (first used at line {seen[qid]})")
+        seen.setdefault(qid, line)
         relevant: list[Relevant] = []
         for j, item in enumerate(q["relevant"]):
             at = where + ("relevant", j)
@@ -190,7 +191,7 @@ def load_golden(path: Path | str) -> GoldenSuite:
                     problem(at + ("lines",), f"[{start}, {end}] runs past the end of {key} ({n} lines)")
                     continue
             relevant.append(Relevant(key, tuple(lines) if lines else None, int(item.get("grade", 1))))
-        queries.append(Query(q["id"], " ".join(q["query"].split()), tuple(relevant), line))
+        queries.append(Query(qid, " ".join(q["query"].split()), tuple(relevant), line))
     if problems:
         raise GoldenError(problems)
     name = data.get("name") or path.parent.name

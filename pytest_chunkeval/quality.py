@@ -109,7 +109,9 @@ def _uncovered_lines(path: str, text: str, chunks: Sequence[Chunk], exempt: set[
     covers a line of its span only if the line's stripped text appears in its body.
     """
     data = text.encode("utf-8")
-    lines = text.splitlines(keepends=True)
+    # Lines end at "\n" only, as chunk line numbers do: str.splitlines() would also break at \f, \x1c, \u2028...
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
     starts: list[int] = []
     pos = 0
     for line in lines:

@@ -122,3 +122,12 @@ def test_bundled_suites_are_valid() -> None:
     for path in suites:
         suite = load_golden(path)
         assert len(suite.queries) >= 70
+
+
+def test_ids_may_be_integers_but_not_contain_spaces_or_double_colons(suite_dir: Path) -> None:
+    suite = load_golden(write(suite_dir, GOOD.replace("id: first", "id: 17")))
+    assert suite.queries[0].id == "17"
+    assert load_golden(write(suite_dir, GOOD.replace("id: first", "id: json.decoder:raw_decode"))).queries[0].id == "json.decoder:raw_decode"
+    for bad in ("'two words'", "'a::b'"):
+        problems = errors(write(suite_dir, GOOD.replace("id: first", f"id: {bad}")))
+        assert len(problems) == 1 and ": id: " in problems[0] and "is not valid under any of the given schemas" in problems[0]
