@@ -35,6 +35,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--chunkeval-report", default=None, metavar="PATH",
                     help="JSON report path (default chunkeval-report.json in the rootdir)")
     group.addoption("--chunkeval-markdown", default=None, metavar="PATH", help="also write a Markdown summary")
+    group.addoption("--chunkeval-chart", default=None, metavar="PATH",
+                    help="also write a PNG chart of NDCG@k per strategy (file and chunk mode, 95%% intervals)")
     group.addoption("--chunkeval-baseline", default=None, metavar="NAME", help="baseline strategy (default file_level)")
     group.addoption("--chunkeval-gate", action="append", default=[], metavar="STRATEGY",
                     help="add acceptance-gate items for this candidate strategy against the baseline ('all' = every "
@@ -94,6 +96,7 @@ def _options(config: pytest.Config) -> Options:
         cache_dir=under_root(str(config.getini("chunkeval_cache_dir"))),
         report=under_root(opt("chunkeval_report", "chunkeval_report")),
         markdown=under_root(config.getoption("chunkeval_markdown")) if config.getoption("chunkeval_markdown") else None,
+        chart=under_root(config.getoption("chunkeval_chart")) if config.getoption("chunkeval_chart") else None,
         baseline=opt("chunkeval_baseline", "chunkeval_baseline"),
         accept_misses=bool(config.getoption("chunkeval_accept_misses")),
         progress=not config.getoption("chunkeval_no_progress"),
@@ -191,6 +194,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         write_json(state.report, state.options.report)
     if state.options.markdown is not None:
         state.options.markdown.write_text(markdown(state.report), "utf-8")
+    if state.options.chart is not None:
+        from .chart import write_chart
+
+        write_chart(state.report, state.options.chart)
     state.save_accepted()
 
 

@@ -34,6 +34,7 @@ class Options:
     cache_dir: Path = Path(".chunkeval")
     report: Path | None = None
     markdown: Path | None = None
+    chart: Path | None = None
     baseline: str = "file_level"
     accept_misses: bool = False
     progress: bool = True

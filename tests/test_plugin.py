@@ -106,8 +106,10 @@ def run(p: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 def test_evaluates_every_suite_and_strategy_and_writes_a_verifiable_report(project: pytest.Pytester) -> None:
-    result = run(project, "-v", "-rs")
+    result = run(project, "-v", "-rs", "--chunkeval-markdown=summary.md", "--chunkeval-chart=out/chart.png")
     result.assert_outcomes(passed=7, skipped=3)
+    assert (project.path / "out" / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "| fixed_size | " in (project.path / "summary.md").read_text()
     result.stdout.fnmatch_lines(
         [
             "*golden/shop/queries.yaml::file_level::order-total PASSED*",

@@ -1,0 +1,43 @@
+"""A PNG of the headline numbers: NDCG@k per strategy and suite, file and chunk mode, with 95 % intervals.
+
+matplotlib is imported here only, and only when a chart is asked for (``--chunkeval-chart PATH``).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def write_chart(report: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display here, and none needed
+    import matplotlib.pyplot as plt
+
+    k = report["k"]
+    metric = f"ndcg@{k}"
+    suites = [(key, s) for key, s in report["suites"].items() if any(not e.get("skipped") for e in s["strategies"].values())]
+    fig, axes = plt.subplots(len(suites), 1, figsize=(10, 3.2 * max(len(suites), 1)), squeeze=False)
+    for ax, (key, suite) in zip(axes[:, 0], suites):
+        names = [n for n, e in suite["strategies"].items() if not e.get("skipped")]
+        for offset, mode, colour in ((-0.2, "file", "#3b6ea8"), (0.2, "chunk", "#d98c3a")):
+            means, lows, highs = [], [], []
+            for n in names:
+                iv = suite["strategies"][n]["intervals"][mode][metric]
+                means.append(iv["mean"])
+                lows.append(iv["mean"] - iv["ci_low"])
+                highs.append(iv["ci_high"] - iv["mean"])
+            xs = [i + offset for i in range(len(names))]
+            ax.bar(xs, means, width=0.4, color=colour, label=f"{mode} mode", yerr=[lows, highs], capsize=3)
+        base = suite["strategies"].get(report["baseline"])
+        if base and not base.get("skipped"):
+            ax.axhline(base["aggregate"]["file"][metric], color="#3b6ea8", linestyle=":", linewidth=1)
+        ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
+        ax.set_ylim(0, 1)
+        ax.set_ylabel(f"NDCG@{k}")
+        ax.set_title(f"{key} — {suite['queries']} queries, {report['retrieval']} retrieval (dotted: baseline, file mode)")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
