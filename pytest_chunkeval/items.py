@@ -60,6 +60,8 @@ class StrategyNode(pytest.Collector):
             yield QueryItem.from_parent(self, name=q.id, query_id=q.id)
         for check in QUALITY_CHECKS:
             yield QualityItem.from_parent(self, name=f"quality[{check}]", check=check)
+        if state.options.compare is not None:
+            yield RegressionItem.from_parent(self, name="regression")
         if state.options.gated(self.reg.name):
             from .gates import GATE_NAMES
 
@@ -243,3 +245,31 @@ class GateItem(_EvalItem):
                 ]
             raise ReportedFailure("\n".join(lines))
 
+
+
+class RegressionItem(_EvalItem):
+    """This strategy's means on this suite against the previous report's, within the configured tolerance."""
+
+    def runtest(self) -> None:
+        from .regression import compare, previous_entry, worst_queries
+        from .report import strategy_entry
+
+        state = state_of(self)
+        node = self.strategy_node
+        before = previous_entry(state.previous(), state.suite_key(node.suite), node.reg.name)
+        if before is None:
+            pytest.skip(f"{node.reg.name} on {state.suite_key(node.suite)} is not in {state.options.compare}")
+        previous_k = state.previous().get("k")
+        if previous_k != state.options.k:
+            pytest.skip(f"the previous report used k={previous_k}, this run k={state.options.k}")
+        after = strategy_entry(self.evaluation(), None)
+        tol = state.options.regression_tolerance
+        drops = compare(before, after, tol)
+        if drops:
+            lines = [f"{node.reg.name} got worse than {state.options.compare} (tolerance {tol}):"]
+            for d in drops:
+                lines.append(f"  {d.metric} ({d.mode}): {d.before:.4f} -> {d.after:.4f} ({d.delta:+.4f}, paired p={d.p_value:.3f})")
+            d = drops[0]
+            lines.append(f"queries that lost most on {d.metric} ({d.mode}):")
+            lines += [f"  {q}: {a:.3f} -> {b:.3f}" for q, a, b in worst_queries(before, after, d.mode, d.metric)]
+            raise ReportedFailure("\n".join(lines))

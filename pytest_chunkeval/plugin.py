@@ -41,6 +41,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--chunkeval-gate", action="append", default=[], metavar="STRATEGY",
                     help="add acceptance-gate items for this candidate strategy against the baseline ('all' = every "
                          "strategy); repeatable, adds to ini chunkeval_gate_candidates")
+    group.addoption("--chunkeval-compare", default=None, metavar="REPORT",
+                    help="add a regression item per strategy: fail when a mean metric fell by more than the tolerance "
+                         "against this previous JSON report (e.g. main's)")
     group.addoption("--chunkeval-accept-misses", action="store_true", default=False,
                     help="record every query a strategy misses in the suite's accepted_misses.yaml (like --snapshot-update)")
     group.addoption("--chunkeval-no-progress", action="store_true", default=False, help="no progress lines")
@@ -54,6 +57,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("chunkeval_cache_dir", "folder for the embedding cache and locks", default=".chunkeval")
     parser.addini("chunkeval_report", "JSON report path", default="chunkeval-report.json")
     parser.addini("chunkeval_baseline", "baseline strategy name", default="file_level")
+    parser.addini("chunkeval_regression_tolerance", "allowed fall of a mean metric against --chunkeval-compare",
+                  default="0.01")
     parser.addini("chunkeval_gate_candidates", "strategies that get gate items (names, or all)", type="linelist", default=[])
     parser.addini("chunkeval_gate_ndcg_gain", "minimum relative NDCG@k gain over the baseline", default="0.10")
     parser.addini("chunkeval_gate_recall_drop", "maximum Recall@k drop in absolute points (0.05 = 5 points)", default="0.05")
@@ -101,6 +106,7 @@ def _options(config: pytest.Config) -> Options:
         accept_misses=bool(config.getoption("chunkeval_accept_misses")),
         progress=not config.getoption("chunkeval_no_progress"),
         gate_candidates=[*config.getini("chunkeval_gate_candidates"), *config.getoption("chunkeval_gate")],
+        compare=under_root(config.getoption("chunkeval_compare")) if config.getoption("chunkeval_compare") else None,
     )
     try:
         options.thresholds = Thresholds(
@@ -110,6 +116,7 @@ def _options(config: pytest.Config) -> Options:
             mode=str(config.getini("chunkeval_gate_mode")),
             size_measure=str(config.getini("chunkeval_gate_size_measure")),
         )
+        options.regression_tolerance = float(config.getini("chunkeval_regression_tolerance"))
     except ValueError as exc:
         raise pytest.UsageError(f"chunkeval gate thresholds must be numbers: {exc}") from None
     try:

@@ -40,11 +40,15 @@ class Options:
     progress: bool = True
     gate_candidates: list[str] = field(default_factory=list)  # strategy names, or "all"
     thresholds: Thresholds = field(default_factory=Thresholds)
+    compare: Path | None = None  # a previous JSON report for the regression items
+    regression_tolerance: float = 0.01
 
     def gated(self, name: str) -> bool:
         return name != self.baseline and (name in self.gate_candidates or "all" in self.gate_candidates)
 
     def validate(self) -> None:
+        if self.compare is not None and not self.compare.is_file():
+            raise ValueError(f"--chunkeval-compare: {self.compare} does not exist")
         if self.thresholds.mode not in ("file", "chunk"):
             raise ValueError(f"chunkeval_gate_mode must be file or chunk, got {self.thresholds.mode!r}")
         if self.thresholds.size_measure not in ("bytes", "chunk_count", "text_bytes"):
@@ -102,6 +106,7 @@ class ChunkevalState:
     report: dict[str, Any] | None = None
     collected_suites: set[Path] = field(default_factory=set)
     _evaluator: Any = None
+    _previous: dict[str, Any] | None = None
     _discovered: list[Path] | None = None
     _corpus_dirs: set[Path] | None = None
 
@@ -160,6 +165,22 @@ class ChunkevalState:
             rankings = RankingCache(o.cache_dir / "cache.sqlite")
             self._evaluator = Evaluator(settings, embedder, store, progress, rankings)
         return self._evaluator
+
+    def previous(self) -> dict[str, Any]:
+        """The report given to --chunkeval-compare, read once."""
+        if self._previous is None:
+            from .regression import load_previous
+
+            assert self.options.compare is not None
+            self._previous = load_previous(self.options.compare)
+        return self._previous
+
+    def suite_key(self, suite: GoldenSuite) -> str:
+        """How the JSON report names a suite: its golden path relative to the project root."""
+        try:
+            return suite.path.resolve().relative_to(self.options.rootdir.resolve()).as_posix()
+        except ValueError:
+            return suite.path.resolve().as_posix()
 
     @property
     def settings_key(self) -> str:

@@ -320,3 +320,17 @@ def test_a_strategy_that_yields_no_chunks_scores_zero_and_one_that_crashes_falls
     report = json.loads((project.path / "chunkeval-report.json").read_text())
     nothing = report["suites"]["golden/shop/queries.yaml"]["strategies"]["nothing"]
     assert nothing["aggregate"]["file"]["ndcg@10"] == 0.0 and nothing["chunks"] == []
+
+
+def test_regression_items_compare_with_a_previous_report(project: pytest.Pytester) -> None:
+    run(project).assert_outcomes(passed=7, skipped=3)
+    previous = project.path / "main-report.json"
+    previous.write_text((project.path / "chunkeval-report.json").read_text())
+    same = run(project, "--chunkeval-compare", "main-report.json", "-k", "regression")
+    same.assert_outcomes(passed=2)
+    # A change that makes fixed_size worse: its windows now hold 30 characters.
+    path = project.path / "strategies" / "fixed_size.py"
+    path.write_text(path.read_text().replace("max_chunk_size=120, overlap=20", "max_chunk_size=30, overlap=5"))
+    worse = run(project, "--chunkeval-compare", "main-report.json", "-k", "regression")
+    worse.assert_outcomes(passed=1, failed=1)
+    worse.stdout.fnmatch_lines(["*fixed_size got worse than *main-report.json (tolerance 0.01):*", "*ndcg@10 (chunk): *"])
