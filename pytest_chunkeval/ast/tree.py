@@ -141,6 +141,49 @@ def name_of(raw: Any, source: bytes) -> str | None:
     return None
 
 
+_NAME_GETTERS: dict[int, tuple[Any, Callable[[Any, bytes], "str | None"]]] = {}  # id(language) -> getter
+
+
+def name_getter(language: Any) -> Callable[[Any, bytes], "str | None"]:
+    """:func:`name_of` for nodes of one grammar, with the field names resolved to ids once (cached).
+
+    ``child_by_field_name`` looks its name up on every call, and fields the grammar does not have (Python has no
+    ``declarator``) are skipped outright; the answers are exactly :func:`name_of`'s. The chunker asks this for
+    every function, class and constant it places in a chunk.
+    """
+    hit = _NAME_GETTERS.get(id(language))
+    if hit is not None and hit[0] is language:
+        return hit[1]
+    fid = language.field_id_for_name
+    name_id = fid("name")
+    next_ids = tuple(i for i in (fid("declarator"), fid("definition"), fid("declaration")) if i is not None)
+    leaf_types = ("identifier", "field_identifier", "type_identifier", "qualified_identifier")
+
+    def get(raw: Any, source: bytes) -> str | None:
+        node = raw
+        for _ in range(6):
+            if name_id is not None:
+                sub = node.child_by_field_id(name_id)
+                if sub is not None:
+                    return _text(source, sub)
+            nxt = None
+            for i in next_ids:
+                nxt = node.child_by_field_id(i)
+                if nxt is not None:
+                    break
+            if nxt is None:
+                break
+            if nxt.type in leaf_types:
+                return _text(source, nxt)
+            node = nxt
+        if raw.type == "section":
+            return name_of(raw, source)  # Markdown headings: the general path
+        return None
+
+    _NAME_GETTERS[id(language)] = (language, get)
+    return get
+
+
 class Node:
     """Normalised node: type, semantic ``kind``, byte span, 1-based lines, parent and children."""
 

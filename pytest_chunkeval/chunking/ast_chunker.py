@@ -12,13 +12,11 @@ every chunk fits the embedder's window (checked exactly on the final text). The 
 from __future__ import annotations
 
 from dataclasses import fields
-from itertools import compress
-from operator import itemgetter
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec
-from ..ast.tree import Node, ParseTimeout, SyntaxTree, kind_of, name_of, parse
+from ..ast.tree import Node, ParseTimeout, SyntaxTree, kind_of, name_getter, parse
 from ..chunk import Chunk
 from ..sizing import check_unit, span_sizer, text_size
 from ..strategy import Strategy
@@ -129,42 +127,48 @@ def _signature(tree: SyntaxTree | None, raw: Any) -> str:
 
 
 def _metadata(tree: SyntaxTree | None, span: Span, language: str | None,
-              ctx_cache: dict[int, tuple[Any, ...]] | None = None) -> dict[str, Any]:
+              ctx_cache: dict[Any, Any] | None = None) -> dict[str, Any]:
     """Node types, semantic kinds and symbol names of the nodes a chunk holds, and what it was cut from.
 
+    ``node_types`` are the types of the nodes the splitter placed into the chunk (its top-level units: whole
+    children of the node it was cut from, never their descendants), read from what the splitter already holds.
     ``ctx_cache`` (one per file) remembers what depends only on ``span.ctx``: the pieces of one split node share
-    the same ``ctx`` tuple, so its kinds and names are worked out once, not once per chunk.
+    the same ``ctx`` tuple, so its kinds and names are worked out once, not once per chunk. It also holds the
+    grammar's :func:`name_getter` (field ids resolved once).
     """
     if tree is None:
         return {"language": language, "fallback": span.fallback, "parse_error": span.error}
     src = tree.source
     ctx = span.ctx
-    hit = ctx_cache.get(id(ctx)) if ctx_cache is not None else None
+    if ctx_cache is None:
+        ctx_cache = {}
+    get_name = ctx_cache.get(None)
+    if get_name is None:
+        get_name = ctx_cache[None] = name_getter(tree.raw_tree.language)
+    hit = ctx_cache.get(id(ctx))
     if hit is None or hit[0] is not ctx:
         spec = tree.spec
         ctx_kinds = [kind_of(spec, n, src) for n in ctx]
-        hit = (ctx, "class" in ctx_kinds, [name_of(n, src) or n.type for n in ctx],
+        hit = (ctx, "class" in ctx_kinds, [get_name(n, src) or n.type for n in ctx],
                [n.type for n, k in zip(ctx, ctx_kinds) if k in CONTAINER_KINDS])
-        if ctx_cache is not None:
-            ctx_cache[id(ctx)] = hit  # holds ``ctx``, so the id cannot be reused while cached
-    nodes = span.nodes
+        ctx_cache[id(ctx)] = hit  # holds ``ctx``, so the id cannot be reused while cached
     kinds: list[str] = []
     symbols: list[str] = []
-    node_kinds = list(map(_THIRD, nodes))
-    if node_kinds.count(None) != len(node_kinds):  # chunks of big literals hold no node with a kind
-        in_class = hit[1]
-        for (n, _t, k) in compress(nodes, node_kinds):
+    types: list[str] = []
+    in_class = hit[1]
+    for n, t, k in span.nodes:
+        types.append(t)
+        if k is not None:  # chunks of big literals hold no node with a kind
             kinds.append("method" if (k == "function" and in_class) else k)
             if k in _NAMED:
-                nm = name_of(n, src)
+                nm = get_name(n, src)
                 if nm:
                     symbols.append(nm)
     return {"language": language, "fallback": span.fallback, "parse_error": span.error,
-            "node_types": list(map(_SECOND, nodes)), "kinds": kinds, "symbols": symbols, "part_of": hit[2][:],
+            "node_types": types, "kinds": kinds, "symbols": symbols, "part_of": hit[2][:],
             "containers": hit[3][:]}
 
 
-_SECOND, _THIRD = itemgetter(1), itemgetter(2)
 _NAMED = UNIT_KINDS | {"type", "constant", "key"}
 _CHUNK_FIELDS = ("text", "path", "start_line", "end_line", "start_byte", "end_byte", "strategy", "kind", "header",
                  "body", "metadata")

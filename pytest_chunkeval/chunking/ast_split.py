@@ -51,22 +51,41 @@ class Span:
         return f"Span({self.start}, {self.end}, unit={self.unit})"
 
 
-_KIND_OF_TYPES: dict[int, tuple[Any, frozenset[str]]] = {}  # id(spec) -> (spec, types)
+_KIND_OF_TYPES: dict[int, tuple[Any, Any, frozenset[str], dict[int, tuple[str, bool, Any]]]] = {}
+_NEEDS_KIND_OF = object()  # marker in the per-symbol table: the kind depends on the node, ask :func:`kind_of`
+
+
+def _tables(tree: SyntaxTree) -> tuple[frozenset[str], dict[int, tuple[str, bool, Any]]]:
+    """Per-language tables, cached per (spec, grammar): ``kind_of_types`` and ``symbols``.
+
+    ``kind_of_types``: node types whose kind needs :func:`kind_of`; for every other type a table look-up gives
+    the same answer. Wrappers and ``when`` rules look at children or text; a table type that the grammar also
+    uses for an anonymous token (Ruby's ``class`` keyword) must be checked for ``is_named``.
+
+    ``symbols``: grammar symbol id (``Node.kind_id``) -> ``(type, is_comment, kind)``, where ``type`` is the
+    string ``Node.type`` returns for that id (both are ``ts_language_symbol_name`` of the node's symbol), and
+    ``kind`` is the table kind or :data:`_NEEDS_KIND_OF`. Reading ``kind_id`` and indexing this table costs
+    less than ``Node.type``, which builds a new string for every node (and then hashes it for each look-up).
+    """
+    spec = tree.spec
+    lang = tree.raw_tree.language
+    hit = _KIND_OF_TYPES.get(id(spec))
+    if hit is None or hit[0] is not spec or hit[1] is not lang:
+        shared = frozenset(t for t in spec.kinds if lang.id_for_node_kind(t, False) is not None)
+        kot = frozenset(spec.wrappers) | frozenset(spec.when) | shared
+        symbols: dict[int, tuple[str, bool, Any]] = {}
+        for i in range(lang.node_kind_count):
+            name = lang.node_kind_for_id(i)
+            if name is not None:
+                symbols[i] = (name, name in spec.comments,
+                              _NEEDS_KIND_OF if name in kot else spec.kinds.get(name))
+        hit = _KIND_OF_TYPES[id(spec)] = (spec, lang, kot, symbols)
+    return hit[2], hit[3]
 
 
 def _kind_of_types(tree: SyntaxTree) -> frozenset[str]:
-    """Node types whose kind needs :func:`kind_of`; for every other type a table look-up gives the same answer.
-
-    Wrappers and ``when`` rules look at children or text; a table type that the grammar also uses for an
-    anonymous token (Ruby's ``class`` keyword) must be checked for ``is_named``. Cached per language spec.
-    """
-    spec = tree.spec
-    hit = _KIND_OF_TYPES.get(id(spec))
-    if hit is None or hit[0] is not spec:
-        lang = tree.raw_tree.language
-        shared = frozenset(t for t in spec.kinds if lang.id_for_node_kind(t, False) is not None)
-        hit = _KIND_OF_TYPES[id(spec)] = (spec, frozenset(spec.wrappers) | frozenset(spec.when) | shared)
-    return hit[1]
+    """Node types whose kind needs :func:`kind_of` (see :func:`_tables`)."""
+    return _tables(tree)[0]
 
 
 _END = (None,)
@@ -141,7 +160,7 @@ class Splitter:
         self.has_error = tree.has_error
         self.comments = tree.spec.comments
         self.kinds_get = tree.spec.kinds.get
-        self.kind_of_types = _kind_of_types(tree)
+        self.kind_of_types, self.symbols = _tables(tree)
 
     def _count(self, key: str, n: int = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
@@ -220,42 +239,50 @@ class Splitter:
                 out.append(cur)
             return out
         data, size, max_size, by_type = self.data, self.size, self.max, self.by_type
-        find, comments = data.find, self.comments
-        kinds_get, kind_of_types, spec = self.kinds_get, self.kind_of_types, self.spec
+        find = data.find
+        spec, symbols = self.spec, self.symbols
+        needs_kind_of = _NEEDS_KIND_OF
         ident = size is _byte_span  # ASCII text measured in chars: sizes are byte differences
         cur: Span | None = None
         a = s  # start of the open segment
         main: Any = None  # its code node (None: only comments so far)
         mtype = ""
+        mkind: Any = None  # table kind of ``main`` (or the marker: ask kind_of)
         gend = 0  # end of its last member
         pending = False  # it holds only own-line comments waiting for their node
         first = 0  # index of its first member
         i = 0  # children read so far
+        t = ""
+        is_comment = False
+        tkind: Any = None
         for c in chain(kids, _END):  # the ``None`` at the end places the last segment
             if c is not None:
-                t = c.type
-                if t in comments:
-                    cs = c.start_byte
+                # a subtree without errors holds no ERROR node, so every symbol id is in the table
+                t, is_comment, tkind = symbols[c.kind_id]
+                cs = c.start_byte
+                if is_comment:
                     if i and (pending or find(b"\n", gend, cs) < 0):
                         gend = c.end_byte  # trailing comment on the code's line, or one more own-line comment
                         i += 1
                         continue
                 elif pending:
-                    main, mtype, gend, pending = c, t, c.end_byte, False
+                    main, mtype, mkind, gend, pending = c, t, tkind, c.end_byte, False
                     i += 1
                     continue
-                else:
-                    cs = c.start_byte
                 if i:
-                    nl = find(b"\n", gend, cs)
-                    b = cs if nl < 0 else nl + 1
+                    # the gap is cut after its first newline; usually the gap starts with one
+                    if gend < cs and data[gend] == 10:
+                        b = gend + 1
+                    else:
+                        nl = find(b"\n", gend, cs)
+                        b = cs if nl < 0 else nl + 1
             else:
                 b = e
             if i:
                 # place segment [a, b): kids[first:i], ``main`` its code node
                 if (b - a if ident else size(a, b)) <= max_size:
-                    kind = None if main is None else kind_of(spec, main, data) if mtype in kind_of_types \
-                        else kinds_get(mtype)
+                    kind = None if main is None else kind_of(spec, main, data) if mkind is needs_kind_of \
+                        else mkind
                     uid = -1
                     if by_type and kind in UNIT_KINDS:
                         self._ids += 1
@@ -282,10 +309,10 @@ class Splitter:
                     break
                 a = b
             # open a segment with this child
-            if t in comments:
-                main, mtype, pending = None, "", True
+            if is_comment:
+                main, mtype, mkind, pending = None, "", None, True
             else:
-                main, mtype, pending = c, t, False
+                main, mtype, mkind, pending = c, t, tkind, False
             gend = c.end_byte
             first = i
             i += 1
