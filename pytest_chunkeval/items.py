@@ -102,6 +102,7 @@ class SkippedStrategyItem(_EvalItem):
         self.reason = reason
 
     def runtest(self) -> None:
+        self.evaluation()  # records the skip, so the summary table and the report list it with its reason
         pytest.skip(f"{self.strategy_node.reg.name}: {self.reason}")
 
 

@@ -200,6 +200,7 @@ def _gates_cell(gates: list[dict[str, Any]]) -> str:
 def _warning_lines(suite: dict[str, Any], limit: int = 5) -> list[str]:
     """What went wrong but did not stop the run: skipped corpus files, fallbacks, strategy warnings."""
     lines = [f"skipped corpus file {p}: {why}" for p, why in sorted(suite.get("skipped_files", {}).items())]
+    lines += [f"{name}: skipped: {s['skipped']}" for name, s in suite["strategies"].items() if s.get("skipped")]
     for name, s in suite["strategies"].items():
         notes = [*(f"fallback: {f}" for f in s.get("fallbacks", [])), *((s.get("strategy_stats") or {}).get("warnings") or [])]
         lines += [f"{name}: {n}" for n in notes[:limit]]
@@ -237,8 +238,7 @@ def summary_tables(report: dict[str, Any], width: int = 160) -> str:
         base_bytes = (suite["strategies"].get(baseline) or {}).get("index", {}).get("bytes")
         for name, s in suite["strategies"].items():
             if s.get("skipped"):
-                t.add_row(name, f"skipped: {s['skipped']}", *[""] * 8)
-                continue
+                continue  # listed under the tables, where the reason has room
             iv, agg = s["intervals"], s["aggregate"]
             vs = s.get("vs_baseline", {}).get("file", {}).get(nd)
             delta = f"{vs['relative']:+.1%} (p={vs['p_value']:.3f})" if vs and vs["relative"] != float("inf") else ("—" if name == baseline else "")

@@ -226,6 +226,9 @@ def test_conftest_strategy_and_a_suite_it_cannot_handle_is_skipped_with_reason(p
     result = run(project, "-rs", "-k", "docs_only")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*docs_only: handles none of the 4 files of this suite (it handles .rst)*"])
+    result.stdout.fnmatch_lines(["*chunkeval summary*", "docs_only: skipped: handles none of the 4 files of this suite (it handles .rst)"])
+    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    assert report["suites"]["golden/shop/queries.yaml"]["strategies"]["docs_only"]["skipped"].startswith("handles none")
 
 
 def test_golden_path_option_runs_a_suite_anywhere(project: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory) -> None:
