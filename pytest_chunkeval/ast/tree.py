@@ -110,7 +110,7 @@ def kind_of(spec: LanguageSpec, raw: Any, source: bytes = b"") -> str | None:
     if cond is not None:
         fld, allowed = cond
         if fld == "@first":
-            first = raw.named_children[0] if raw.named_child_count else None
+            first = raw.named_child(0) if raw.named_child_count else None  # no list of all named children
             if first is None or first.type not in allowed:
                 return None
         else:

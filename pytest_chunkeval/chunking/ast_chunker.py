@@ -243,19 +243,29 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
     count, line, pos, header_chars = data.count, 1, 0, 0
     ctx_cache: dict[int, tuple[Any, ...]] = {}
     new_chunk = _new_chunk
+    obj_new, cls = _object_new, Chunk
+    direct = new_chunk is _chunk_direct
     for sp in spans:  # hot loop: one iteration per chunk
         start, end = sp.start, sp.end
-        line += count(b"\n", pos, start)
-        pos = start
+        if start != pos:  # spans tile the file, so this is the previous span's end: nothing to count
+            line += count(b"\n", pos, start)
+        nl = count(b"\n", start, end)  # each byte is counted once: the next chunk starts ``nl`` lines down
+        end_line = line + nl - 1 if end > start and data[end - 1] == 10 else line + nl
         body = data[start:end].decode("utf-8", "surrogatepass")
         header = build(sp, True) if build is not None else ""
         header_chars += len(header)
-        out.append(new_chunk(
-            header + body if header else body, path, line,
-            line + count(b"\n", start, end - 1 if end > start else start), start,
-            end, strategy, kind, header, body if header else None,
-            _metadata(tree, sp, lang, ctx_cache),
-        ))
+        metadata = _metadata(tree, sp, lang, ctx_cache)
+        if direct:  # what _chunk_direct does, inline (see there)
+            c = obj_new(cls)
+            c.__dict__.update(text=header + body if header else body, path=path, start_line=line, end_line=end_line,
+                              start_byte=start, end_byte=end, strategy=strategy, kind=kind, header=header,
+                              body=body if header else None, metadata=metadata)
+            out.append(c)
+        else:
+            out.append(new_chunk(header + body if header else body, path, line, end_line, start, end, strategy,
+                                 kind, header, body if header else None, metadata))
+        line += nl
+        pos = end
     _bump(stats, "header_chars", header_chars)
     _bump(stats, "chunks", len(out))
     return out
