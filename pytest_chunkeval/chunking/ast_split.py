@@ -20,7 +20,6 @@ The recipe, per node list (the root's children first):
 """
 from __future__ import annotations
 
-from itertools import chain
 from typing import Any
 
 from ..ast.languages import UNIT_KINDS
@@ -86,9 +85,6 @@ def _tables(tree: SyntaxTree) -> tuple[frozenset[str], dict[int, tuple[str, bool
 def _kind_of_types(tree: SyntaxTree) -> frozenset[str]:
     """Node types whose kind needs :func:`kind_of` (see :func:`_tables`)."""
     return _tables(tree)[0]
-
-
-_END = (None,)
 
 
 def _common(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -244,78 +240,114 @@ class Splitter:
         needs_kind_of = _NEEDS_KIND_OF
         ident = size is _byte_span  # ASCII text measured in chars: sizes are byte differences
         cur: Span | None = None
+        # a subtree without errors holds no ERROR node, so every symbol id is in the table
+        c = kids[0]
+        t, is_comment, tkind = symbols[c.kind_id]
         a = s  # start of the open segment
-        main: Any = None  # its code node (None: only comments so far)
-        mtype = ""
-        mkind: Any = None  # table kind of ``main`` (or the marker: ask kind_of)
-        gend = 0  # end of its last member
-        pending = False  # it holds only own-line comments waiting for their node
+        pending = is_comment  # it holds only own-line comments waiting for their node
+        if is_comment:
+            main, mtype, mkind = None, "", None  # its code node (None: only comments so far), type, table kind
+        else:
+            main, mtype, mkind = c, t, tkind
+        gend = c.end_byte  # end of its last member
         first = 0  # index of its first member
-        i = 0  # children read so far
-        t = ""
-        is_comment = False
-        tkind: Any = None
-        for c in chain(kids, _END):  # the ``None`` at the end places the last segment
-            if c is not None:
-                # a subtree without errors holds no ERROR node, so every symbol id is in the table
-                t, is_comment, tkind = symbols[c.kind_id]
-                cs = c.start_byte
-                if is_comment:
-                    if i and (pending or find(b"\n", gend, cs) < 0):
-                        gend = c.end_byte  # trailing comment on the code's line, or one more own-line comment
-                        i += 1
-                        continue
-                elif pending:
-                    main, mtype, mkind, gend, pending = c, t, tkind, c.end_byte, False
+        i = 1  # children read so far
+        own = True  # ``cur`` was opened by this loop (so it is not partial and its ctx is ``ctx``)
+        cur_append: Any = None  # ``cur.nodes.append``
+        for c in kids[1:]:
+            t, is_comment, tkind = symbols[c.kind_id]
+            cs = c.start_byte
+            if is_comment:
+                if pending or find(b"\n", gend, cs) < 0:
+                    gend = c.end_byte  # trailing comment on the code's line, or one more own-line comment
                     i += 1
                     continue
-                if i:
-                    # the gap is cut after its first newline; usually the gap starts with one
-                    if gend < cs and data[gend] == 10:
-                        b = gend + 1
-                    else:
-                        nl = find(b"\n", gend, cs)
-                        b = cs if nl < 0 else nl + 1
+            elif pending:
+                main = c
+                mtype = t
+                mkind = tkind
+                gend = c.end_byte
+                pending = False
+                i += 1
+                continue
+            # the gap is cut after its first newline; usually the gap starts with one
+            if gend < cs and data[gend] == 10:
+                b = gend + 1
             else:
-                b = e
-            if i:
-                # place segment [a, b): kids[first:i], ``main`` its code node
-                if (b - a if ident else size(a, b)) <= max_size:
-                    kind = None if main is None else kind_of(spec, main, data) if mkind is needs_kind_of \
-                        else mkind
-                    uid = -1
-                    if by_type and kind in UNIT_KINDS:
-                        self._ids += 1
-                        uid = self._ids
-                    if cur is not None and (uid < 0 or cur.unit < 0) and \
-                            (b - cur.start if ident else size(cur.start, b)) <= max_size:
-                        cur.end = b
-                        if main is not None:
-                            cur.nodes.append((main, mtype, kind))
-                        if uid >= 0:
-                            cur.unit = uid
-                            cur.opens = True
+                nl = find(b"\n", gend, cs)
+                b = cs if nl < 0 else nl + 1
+            # place segment [a, b): kids[first:i], ``main`` its code node (the same code places the last one below)
+            if (b - a if ident else size(a, b)) <= max_size:
+                kind = None if main is None else kind_of(spec, main, data) if mkind is needs_kind_of else mkind
+                uid = -1
+                if kind is not None and by_type and kind in UNIT_KINDS:
+                    self._ids += 1
+                    uid = self._ids
+                if cur is not None and (uid < 0 or cur.unit < 0) and \
+                        (b - cur.start if ident else size(cur.start, b)) <= max_size:
+                    cur.end = b
+                    if main is not None:
+                        cur_append((main, mtype, kind))
+                    if uid >= 0:
+                        cur.unit = uid
+                        cur.opens = True
+                    if not own:  # a span from _place: once merged into, it is no partial piece; common ctx
                         cur.partial = False
                         if cur.ctx is not ctx:
                             cur.ctx = _common(cur.ctx, ctx)
-                    else:
-                        if cur is not None:
-                            out.append(cur)
-                        cur = Span(a, b, uid, [(main, mtype, kind)] if main is not None else [], ctx)
-                        cur.opens = uid >= 0
+                        own = True
                 else:
-                    cur = self._place([(a, b, kids[first:i], main, mtype)], cur, out, ctx, False)
-                if c is None:
-                    break
-                a = b
+                    if cur is not None:
+                        out.append(cur)
+                    cur = Span(a, b, uid, [(main, mtype, kind)] if main is not None else [], ctx)
+                    cur.opens = uid >= 0
+                    cur_append = cur.nodes.append
+                    own = True  # made here: not partial, ctx is ``ctx``
+            else:
+                cur = self._place([(a, b, kids[first:i], main, mtype)], cur, out, ctx, False)
+                if cur is not None:
+                    cur_append = cur.nodes.append
+                own = False
+            a = b
             # open a segment with this child
             if is_comment:
-                main, mtype, mkind, pending = None, "", None, True
+                main = None
+                mtype = ""
+                mkind = None
+                pending = True
             else:
-                main, mtype, mkind, pending = c, t, tkind, False
+                main = c
+                mtype = t
+                mkind = tkind
             gend = c.end_byte
             first = i
             i += 1
+        # place the last segment [a, e): the loop's placement code, inline (it runs once per split node)
+        b = e
+        if (b - a if ident else size(a, b)) <= max_size:
+            kind = None if main is None else kind_of(spec, main, data) if mkind is needs_kind_of else mkind
+            uid = -1
+            if by_type and kind in UNIT_KINDS:
+                self._ids += 1
+                uid = self._ids
+            if cur is not None and (uid < 0 or cur.unit < 0) and \
+                    (b - cur.start if ident else size(cur.start, b)) <= max_size:
+                cur.end = b
+                if main is not None:
+                    cur.nodes.append((main, mtype, kind))
+                if uid >= 0:
+                    cur.unit = uid
+                    cur.opens = True
+                cur.partial = False
+                if cur.ctx is not ctx:
+                    cur.ctx = _common(cur.ctx, ctx)
+            else:
+                if cur is not None:
+                    out.append(cur)
+                cur = Span(a, b, uid, [(main, mtype, kind)] if main is not None else [], ctx)
+                cur.opens = uid >= 0
+        else:
+            cur = self._place([(a, b, kids[first:], main, mtype)], cur, out, ctx, False)
         if cur is not None:
             out.append(cur)
         return out
