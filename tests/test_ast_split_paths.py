@@ -43,7 +43,7 @@ def _files() -> list[Path]:
 
 
 def _view(spans: list[Span]) -> list[tuple]:
-    return [(sp.start, sp.end, sp.unit, [(n.start_byte, n.end_byte, t, k) for n, t, k in sp.nodes],
+    return [(sp.start, sp.end, sp.unit, [(n.start_byte, n.end_byte, t, k) for n, t, k in sp.nodes], sp.types,
              [(n.start_byte, n.type) for n in sp.ctx], sp.fallback, sp.error, sp.opens, sp.partial) for sp in spans]
 
 

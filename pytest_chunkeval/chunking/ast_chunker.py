@@ -154,18 +154,15 @@ def _metadata(tree: SyntaxTree | None, span: Span, language: str | None,
         ctx_cache[id(ctx)] = hit  # holds ``ctx``, so the id cannot be reused while cached
     kinds: list[str] = []
     symbols: list[str] = []
-    types: list[str] = []
     in_class = hit[1]
-    for n, t, k in span.nodes:
-        types.append(t)
-        if k is not None:  # chunks of big literals hold no node with a kind
-            kinds.append("method" if (k == "function" and in_class) else k)
-            if k in _NAMED:
-                nm = get_name(n, src)
-                if nm:
-                    symbols.append(nm)
+    for n, _t, k in span.nodes:  # only the nodes with a kind (chunks of big literals hold none)
+        kinds.append("method" if (k == "function" and in_class) else k)
+        if k in _NAMED:
+            nm = get_name(n, src)
+            if nm:
+                symbols.append(nm)
     return {"language": language, "fallback": span.fallback, "parse_error": span.error,
-            "node_types": types, "kinds": kinds, "symbols": symbols, "part_of": hit[2][:],
+            "node_types": span.types[:], "kinds": kinds, "symbols": symbols, "part_of": hit[2][:],
             "containers": hit[3][:]}
 
 
@@ -285,7 +282,7 @@ def _fit(sp: Span, data: bytes, headers: _Headers, size: Any, max_size: int, uni
     if len(pieces) == 1:  # cannot shrink by lines at this budget: force a smaller budget
         pieces = line_spans(data, sp.start, sp.end, size, max(1, smaller // 2), sp.ctx, sp.fallback)
     for p in pieces:
-        p.nodes, p.unit, p.error = sp.nodes, sp.unit, sp.error
+        p.nodes, p.types, p.unit, p.error = sp.nodes, sp.types, sp.unit, sp.error
     return [q for p in pieces for q in _fit(p, data, headers, size, max_size, unit, model_dir)]
 
 

@@ -30,18 +30,22 @@ from ..sizing import SpanSizer, _byte_span
 class Span:
     """A candidate chunk: ``[start, end)`` in bytes, which semantic unit it belongs to, and why it exists.
 
-    ``nodes`` lists ``(node, type, kind)`` of the whole (non-comment) nodes it holds, for metadata.
+    ``types`` lists the types of the whole (non-comment) nodes the splitter placed into it, in order (its
+    ``node_types`` metadata); ``nodes`` lists ``(node, type, kind)`` of those among them that have a semantic
+    kind (for ``kinds`` and ``symbols``). Nodes without a kind are kept as a type only: no tuple per child.
 
     ``unit`` is -1 for glue (imports, statements, comments) or the id of the one unit the span holds or is a
     piece of; pieces of a split unit carry the id of the outermost split unit, so they may fold together.
     """
 
-    __slots__ = ("start", "end", "unit", "nodes", "ctx", "fallback", "error", "opens", "partial")
+    __slots__ = ("start", "end", "unit", "nodes", "ctx", "fallback", "error", "opens", "partial", "types")
 
     def __init__(self, start: int, end: int, unit: int = -1, nodes: list[Any] | None = None,
-                 ctx: tuple[Any, ...] = (), fallback: bool = False, error: bool = False) -> None:
+                 ctx: tuple[Any, ...] = (), fallback: bool = False, error: bool = False,
+                 types: list[str] | None = None) -> None:
         self.start, self.end, self.unit = start, end, unit
         self.nodes = nodes if nodes is not None else []
+        self.types = types if types is not None else []
         self.ctx, self.fallback, self.error = ctx, fallback, error
         self.opens = False  # starts a semantic unit: never appended to a piece of another unit
         self.partial = False  # a piece of a node that had to be split: its text does not end a node
@@ -254,6 +258,7 @@ class Splitter:
         i = 1  # children read so far
         own = True  # ``cur`` was opened by this loop (so it is not partial and its ctx is ``ctx``)
         cur_append: Any = None  # ``cur.nodes.append``
+        cur_types_append: Any = None  # ``cur.types.append``
         for c in kids[1:]:
             t, is_comment, tkind = symbols[c.kind_id]
             cs = c.start_byte
@@ -287,7 +292,9 @@ class Splitter:
                         (b - cur.start if ident else size(cur.start, b)) <= max_size:
                     cur.end = b
                     if main is not None:
-                        cur_append((main, mtype, kind))
+                        cur_types_append(mtype)
+                        if kind is not None:
+                            cur_append((main, mtype, kind))
                     if uid >= 0:
                         cur.unit = uid
                         cur.opens = True
@@ -299,14 +306,17 @@ class Splitter:
                 else:
                     if cur is not None:
                         out.append(cur)
-                    cur = Span(a, b, uid, [(main, mtype, kind)] if main is not None else [], ctx)
+                    cur = Span(a, b, uid, [(main, mtype, kind)] if kind is not None else [], ctx, False, False,
+                               [mtype] if main is not None else [])
                     cur.opens = uid >= 0
                     cur_append = cur.nodes.append
+                    cur_types_append = cur.types.append
                     own = True  # made here: not partial, ctx is ``ctx``
             else:
                 cur = self._place([(a, b, kids[first:i], main, mtype)], cur, out, ctx, False)
                 if cur is not None:
                     cur_append = cur.nodes.append
+                    cur_types_append = cur.types.append
                 own = False
             a = b
             # open a segment with this child
@@ -334,7 +344,9 @@ class Splitter:
                     (b - cur.start if ident else size(cur.start, b)) <= max_size:
                 cur.end = b
                 if main is not None:
-                    cur.nodes.append((main, mtype, kind))
+                    cur.types.append(mtype)
+                    if kind is not None:
+                        cur.nodes.append((main, mtype, kind))
                 if uid >= 0:
                     cur.unit = uid
                     cur.opens = True
@@ -344,7 +356,8 @@ class Splitter:
             else:
                 if cur is not None:
                     out.append(cur)
-                cur = Span(a, b, uid, [(main, mtype, kind)] if main is not None else [], ctx)
+                cur = Span(a, b, uid, [(main, mtype, kind)] if kind is not None else [], ctx, False, False,
+                           [mtype] if main is not None else [])
                 cur.opens = uid >= 0
         else:
             cur = self._place([(a, b, kids[first:], main, mtype)], cur, out, ctx, False)
@@ -370,7 +383,8 @@ class Splitter:
                 work.extend(reversed(self._segments(group, a, b, grouped=False)))
                 continue
             kind = None if main is None else kind_of(spec, main, data) if t in kind_of_types else kinds_get(t)
-            info = [(main, t, kind)] if main is not None else []
+            info = [(main, t, kind)] if kind is not None else []
+            tinfo = [t] if main is not None else []
             uid = -1
             if by_type and kind in UNIT_KINDS:
                 self._ids += 1
@@ -383,6 +397,7 @@ class Splitter:
                 if cur is not None and (uid < 0 or cur.unit < 0) and size(cur.start, b) <= max_size:
                     cur.end = b
                     cur.nodes.extend(info)
+                    cur.types.extend(tinfo)
                     if uid >= 0:
                         cur.unit = uid
                         cur.opens = True
@@ -393,7 +408,7 @@ class Splitter:
                     continue
                 if cur is not None:
                     out.append(cur)
-                cur = Span(a, b, uid, info, ctx, error=err)
+                cur = Span(a, b, uid, info, ctx, False, err, tinfo)
                 cur.opens = uid >= 0
                 continue
             fresh = False
@@ -413,6 +428,7 @@ class Splitter:
                     pieces = line_spans(data, start, b, size, max_size, ctx, fallback=False)
                 if carry:
                     pieces[0].nodes = cur.nodes + pieces[0].nodes  # type: ignore[union-attr]
+                    pieces[0].types = cur.types + pieces[0].types  # type: ignore[union-attr]
                     cur = None
                 if uid >= 0:  # pieces of one unit: a unit starts its own chunk, its pieces share its id
                     fresh = pieces[0].opens = True
@@ -438,7 +454,7 @@ class Splitter:
 
     def merge(self, x: Span, y: Span) -> Span:
         sp = Span(x.start, y.end, x.unit if x.unit >= 0 else y.unit, x.nodes + y.nodes, _common(x.ctx, y.ctx),
-                  x.fallback or y.fallback, x.error or y.error)
+                  x.fallback or y.fallback, x.error or y.error, x.types + y.types)
         sp.opens = x.opens or (y.opens and x.unit < 0)
         sp.partial = y.partial
         return sp
