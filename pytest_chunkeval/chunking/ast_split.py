@@ -67,8 +67,11 @@ def _tables(tree: SyntaxTree) -> tuple[frozenset[str], dict[int, tuple[str, bool
 
     ``symbols``: grammar symbol id (``Node.kind_id``) -> ``(type, is_comment, kind)``, where ``type`` is the
     string ``Node.type`` returns for that id (both are ``ts_language_symbol_name`` of the node's symbol), and
-    ``kind`` is the table kind or :data:`_NEEDS_KIND_OF`. Reading ``kind_id`` and indexing this table costs
-    less than ``Node.type``, which builds a new string for every node (and then hashes it for each look-up).
+    ``kind`` is the table kind, :data:`_NEEDS_KIND_OF`, or for a type whose only rule is ``when "@first"``
+    (Python's ``expression_statement``) ``(kind, ids)``: the kind when the node is named and its first named
+    child's symbol id is in ``ids`` - what :func:`kind_of` checks, on ids. Reading ``kind_id`` and indexing this
+    table costs less than ``Node.type``, which builds a new string for every node (and then hashes it for each
+    look-up).
     """
     spec = tree.spec
     lang = tree.raw_tree.language
@@ -77,11 +80,20 @@ def _tables(tree: SyntaxTree) -> tuple[frozenset[str], dict[int, tuple[str, bool
         shared = frozenset(t for t in spec.kinds if lang.id_for_node_kind(t, False) is not None)
         kot = frozenset(spec.wrappers) | frozenset(spec.when) | shared
         symbols: dict[int, tuple[str, bool, Any]] = {}
+        ids: dict[str, list[int]] = {}
         for i in range(lang.node_kind_count):
             name = lang.node_kind_for_id(i)
             if name is not None:
-                symbols[i] = (name, name in spec.comments,
-                              _NEEDS_KIND_OF if name in kot else spec.kinds.get(name))
+                ids.setdefault(name, []).append(i)
+        for name, same in ids.items():
+            kind: Any = _NEEDS_KIND_OF if name in kot else spec.kinds.get(name)
+            cond = spec.when.get(name)
+            if kind is _NEEDS_KIND_OF and name not in spec.wrappers and name not in shared and cond is not None \
+                    and cond[0] == "@first" and spec.kinds.get(name) is not None:
+                # only a ``when "@first"`` rule: (kind, ids of the allowed first named child), checked inline
+                kind = (spec.kinds[name], frozenset(i for t in cond[1] for i in ids.get(t, ())))
+            for i in same:
+                symbols[i] = (name, name in spec.comments, kind)
         hit = _KIND_OF_TYPES[id(spec)] = (spec, lang, kot, symbols)
     return hit[2], hit[3]
 
@@ -283,7 +295,13 @@ class Splitter:
                 b = cs if nl < 0 else nl + 1
             # place segment [a, b): kids[first:i], ``main`` its code node (the same code places the last one below)
             if (b - a if ident else size(a, b)) <= max_size:
-                kind = None if main is None else kind_of(spec, main, data) if mkind is needs_kind_of else mkind
+                if main is None or mkind is None or mkind.__class__ is str:
+                    kind = None if main is None else mkind
+                elif mkind is needs_kind_of:
+                    kind = kind_of(spec, main, data)
+                else:  # a ``when "@first"`` rule (see _tables)
+                    kind = mkind[0] if main.is_named and main.named_child_count and \
+                        main.named_child(0).kind_id in mkind[1] else None
                 uid = -1
                 if kind is not None and by_type and kind in UNIT_KINDS:
                     self._ids += 1
@@ -335,7 +353,8 @@ class Splitter:
         # place the last segment [a, e): the loop's placement code, inline (it runs once per split node)
         b = e
         if (b - a if ident else size(a, b)) <= max_size:
-            kind = None if main is None else kind_of(spec, main, data) if mkind is needs_kind_of else mkind
+            kind = None if main is None or mkind is None else mkind if mkind.__class__ is str \
+                else kind_of(spec, main, data)
             uid = -1
             if by_type and kind in UNIT_KINDS:
                 self._ids += 1
