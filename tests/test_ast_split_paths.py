@@ -91,3 +91,19 @@ def test_direct_chunk_equals_dataclass_chunk() -> None:
     direct, built = ast_chunker._new_chunk(*args), ast_chunker._chunk_positional(*args)
     assert type(direct) is Chunk and direct == built and hash(direct) == hash(built)
     assert vars(direct) == vars(built) and list(vars(direct)) == list(vars(built)) and repr(direct) == repr(built)
+
+
+@pytest.mark.parametrize("path", _files()[::2], ids=lambda p: p.name)
+def test_fold_small_byte_arithmetic_matches_sizer_calls(path: Path) -> None:
+    """``fold_small`` on ASCII text in chars measures by byte differences; a sizer it must call gives the same."""
+    code = path.read_text(encoding="utf-8", errors="surrogateescape")
+    data = code.encode("utf-8", "surrogatepass")
+    tree = parse(data, str(path))
+    assert tree is not None
+    size = span_sizer("chars", data, code)
+    for max_size, by_type, min_size in ((1000, True, 100), (200, True, 50), (60, False, 20)):
+        fast_splitter = Splitter(tree, size, max_size, by_type=by_type)
+        fast = _view(fold_small(fast_splitter.run(), fast_splitter, min_size))
+        called = Splitter(tree, lambda a, b: size(a, b), max_size, by_type=by_type)
+        reference = _view(fold_small(called.run(), called, min_size))
+        assert fast == reference, (max_size, by_type, min_size)

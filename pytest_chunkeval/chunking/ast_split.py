@@ -484,7 +484,21 @@ def fold_small(spans: list[Span], splitter: Splitter, min_size: int) -> list[Spa
     if min_size <= 0 or len(spans) < 2:
         return spans
     size = splitter.size
-    out: list[Span] = []
+    if size is _byte_span:  # ASCII text in chars: the same test with sizes as byte differences (no calls)
+        max_size = splitter.max
+        out = [spans[0]]
+        last = spans[0]
+        for sp in spans[1:]:
+            if (sp.end - sp.start < min_size or last.end - last.start < min_size) \
+                    and not (sp.opens and last.unit >= 0) \
+                    and not (last.unit >= 0 and sp.unit >= 0 and last.unit != sp.unit) \
+                    and sp.end - last.start <= max_size:  # splitter.can_merge(last, sp)
+                last = out[-1] = splitter.merge(last, sp)
+            else:
+                out.append(sp)
+                last = sp
+        return out
+    out = []
     for sp in spans:
         if out and (size(sp.start, sp.end) < min_size or size(out[-1].start, out[-1].end) < min_size) \
                 and not (sp.opens and out[-1].unit >= 0) and splitter.can_merge(out[-1], sp):
