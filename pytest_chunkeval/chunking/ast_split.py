@@ -287,12 +287,15 @@ class Splitter:
                 pending = False
                 i += 1
                 continue
-            # the gap is cut after its first newline; usually the gap starts with one
-            if gend < cs and data[gend] == 10:
-                b = gend + 1
+            # the gap is cut after its first newline; usually the gap starts with one, or there is no gap
+            if gend < cs:
+                if data[gend] == 10:
+                    b = gend + 1
+                else:
+                    nl = find(b"\n", gend, cs)
+                    b = cs if nl < 0 else nl + 1
             else:
-                nl = find(b"\n", gend, cs)
-                b = cs if nl < 0 else nl + 1
+                b = cs
             # place segment [a, b): kids[first:i], ``main`` its code node (the same code places the last one below)
             if (b - a if ident else size(a, b)) <= max_size:
                 if main is None or mkind is None or mkind.__class__ is str:
