@@ -202,3 +202,15 @@ def test_importing_the_package_does_not_import_tree_sitter() -> None:
 def test_every_language_in_the_table_has_an_installed_grammar() -> None:
     for name, spec in LANGUAGES.items():
         assert parse("x", language=name) is not None, name
+
+
+@pytest.mark.parametrize("lang,code", [(lang, code) for lang, code, _ in BOUNDARIES])
+def test_name_getter_matches_name_of(lang: str, code: str) -> None:
+    """The chunker's ``name_getter`` (field ids resolved once) names every node exactly as ``name_of`` does."""
+    from pytest_chunkeval.ast.tree import name_getter, name_of
+
+    tree = parse(code, language=lang)
+    assert tree is not None
+    get = name_getter(tree.raw_tree.language)
+    for node, _ in tree.walk():
+        assert get(node.raw, tree.source) == name_of(node.raw, tree.source), node
