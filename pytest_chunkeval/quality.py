@@ -91,10 +91,11 @@ def token_counter(model_dir: Path | None) -> Callable[[list[str]], list[int]]:
     return count
 
 
-def _merged(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _merged(intervals: list[tuple[int, int]], data: bytes) -> list[tuple[int, int]]:
+    """Union of byte ranges; a gap of white space only between two ranges counts as kept (splitters strip it)."""
     out: list[tuple[int, int]] = []
     for a, b in sorted(intervals):
-        if out and a <= out[-1][1]:
+        if out and (a <= out[-1][1] or not data[out[-1][1] : a].strip()):
             out[-1] = (out[-1][0], max(out[-1][1], b))
         else:
             out.append((a, b))
@@ -127,7 +128,7 @@ def _uncovered_lines(path: str, text: str, chunks: Sequence[Chunk], exempt: set[
         for ln in range(max(1, ch.start_line), min(len(lines), ch.end_line) + 1):
             if ln not in covered and lines[ln - 1].strip() in source:
                 covered.add(ln)
-    merged = _merged(exact)
+    merged = _merged(exact, data)
     checked = 0
     missing: list[str] = []
     j = 0
