@@ -176,7 +176,12 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Add the golden suites that ordinary collection did not reach (it only walks the given paths/testpaths)."""
+    """Add the golden suites that ordinary collection did not reach (it only walks the given paths/testpaths).
+
+    With --chunkeval-golden and no test paths on the command line, the run is about those suites only: other items
+    are deselected (shown as such). This also keeps a run whose suite lies outside the project, where pytest may
+    not find the project's ini file, from running the project's own tests without their settings.
+    """
     state = _state(config)
     if state is None:
         return
@@ -188,6 +193,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         state.collected_suites.add(suite)
         node = GoldenFile.from_parent(session, path=suite)
         items.extend(session.genitems(node))
+    if state.options.golden_paths and not explicit_args:
+        keep = [item for item in items if item.get_closest_marker("chunkeval")]
+        dropped = [item for item in items if not item.get_closest_marker("chunkeval")]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = keep
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

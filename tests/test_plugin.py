@@ -238,9 +238,14 @@ def test_golden_path_option_runs_a_suite_anywhere(project: pytest.Pytester, tmp_
     (elsewhere / "q.yaml").write_text(
         "queries:\n  - id: hashing\n    query: salted password hashing\n    relevant:\n      - path: auth.py\n"
     )
+    project.makepyfile(test_unrelated="def test_unrelated():\n    pass\n")
     result = run(project, f"--chunkeval-golden={elsewhere / 'q.yaml'}", "-v")
-    result.assert_outcomes(passed=5, skipped=3)
+    result.assert_outcomes(passed=5, skipped=3, deselected=1)  # only the named suite; the project's test waits
     assert "shop" not in result.stdout.str()
+    # Written with a space, pytest takes the path for a test argument when it picks its rootdir (before any
+    # plugin can say otherwise); strategies and settings still come from the invocation folder's project.
+    spaced = run(project, "--chunkeval-golden", str(elsewhere / "q.yaml"))
+    spaced.assert_outcomes(passed=5, skipped=3, deselected=1)
 
 
 def test_gate_items_name_the_gate_the_values_and_the_worst_queries(project: pytest.Pytester) -> None:
