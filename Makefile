@@ -23,7 +23,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 setup: $(VENV)/.installed
 
 eval: setup
-	$(PYTEST) --chunkeval -m chunkeval $(ARGS)
+	$(PYTEST) --chunkeval -m chunkeval --chunkeval-markdown=chunkeval-report.md --chunkeval-chart=chunkeval-report.png $(ARGS)
 
 eval-pystdlib: setup
 	$(PYTEST) --chunkeval -m chunkeval --chunkeval-golden=suites/pystdlib/queries.yaml \
