@@ -29,7 +29,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     tr = terminalreporter
     tr.write_sep("-", "chunking throughput" + (f" on {mb:.2f} MB" if mb else "") + " (MB/s, best round)")
     tr.write_line(", ".join(f"{k} {v:.2f}" for k, v in numbers.items()))
-    ratios = [_ratio(numbers, "ast", "parse-only"), _ratio(numbers, "ast_context", "parse-only"),
+    ratios = [_ratio(numbers, "chunk_code_by_ast", "parse-only"), _ratio(numbers, "ast", "parse-only"),
+              _ratio(numbers, "ast_context", "parse-only"), _ratio(numbers, "chunk_code_by_ast", "astchunk"),
               _ratio(numbers, "ast", "astchunk"), _ratio(numbers, "ast_context", "astchunk")]
     pool = [k for k in numbers if k.startswith("ast_chunk_files")]
     ratios += [_ratio(numbers, k, "parse-only") for k in pool]

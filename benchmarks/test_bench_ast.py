@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval import ast_chunk_files, ast_chunks
+from pytest_chunkeval import ast_chunk_files, ast_chunks, chunk_code_by_ast
 from pytest_chunkeval.ast import LANGUAGES, parser_for
 
 SKIP_PARTS = {"test", "tests", "idlelib", "site-packages", "__pycache__", "lib2to3"}
@@ -60,6 +60,12 @@ def chunk_all(files, **opts) -> None:
         ast_chunks(text, path, **opts)
 
 
+def chunk_texts_all(files) -> None:
+    """The seed's API, chunk_code_by_ast: chunk texts only, no per-chunk metadata, no context header."""
+    for path, text, _ in files:
+        chunk_code_by_ast(text, path, preserve_context=False)
+
+
 def astchunk_all(files) -> None:
     from astchunk import ASTChunkBuilder
 
@@ -87,6 +93,11 @@ def test_parse_only(benchmark, files, throughput) -> None:
 def test_ast_chunk(benchmark, files, throughput) -> None:
     benchmark.pedantic(chunk_all, args=(files,), kwargs=dict(preserve_context=False), rounds=7, warmup_rounds=1)
     _record(benchmark, files, throughput, "ast")
+
+
+def test_chunk_code_by_ast(benchmark, files, throughput) -> None:
+    benchmark.pedantic(chunk_texts_all, args=(files,), rounds=7, warmup_rounds=1)
+    _record(benchmark, files, throughput, "chunk_code_by_ast")
 
 
 def test_ast_chunk_with_context(benchmark, files, throughput) -> None:

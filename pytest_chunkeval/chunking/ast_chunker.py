@@ -201,8 +201,12 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
                chunk_by_node_type: bool = True, preserve_context: bool = True, size_unit: str = "chars",
                max_header_size: int | None = None, languages: Mapping[str, str] | None = None,
                language: str | LanguageSpec | None = None, strategy: str = "ast",
-               stats: dict[str, int] | None = None, model_dir: Path | None = None) -> list[Chunk]:
+               stats: dict[str, int] | None = None, model_dir: Path | None = None,
+               with_metadata: bool = True) -> list[Chunk]:
     """Chunk one file along its syntax tree; see the module docstring for the size and header contract.
+
+    ``with_metadata=False`` leaves ``Chunk.metadata`` empty: node types, symbols and containers cost a fifth of the
+    chunker's own time, and callers that want only the texts (``chunk_code_by_ast``) should not pay for them.
 
     ``languages`` maps extensions to language names (``{".h": "cpp", ".txt": ""}``) ahead of the built-in
     table; ``language`` forces one. Unknown languages are cut by lines (counted as ``fallback_files``).
@@ -251,7 +255,7 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
         body = data[start:end].decode("utf-8", "surrogatepass")
         header = build(sp, True) if build is not None else ""
         header_chars += len(header)
-        metadata = _metadata(tree, sp, lang, ctx_cache)
+        metadata = _metadata(tree, sp, lang, ctx_cache) if with_metadata else {}
         if direct:  # what _chunk_direct does, inline (see there)
             c = obj_new(cls)
             c.__dict__.update(text=header + body if header else body, path=path, start_line=line, end_line=end_line,
@@ -290,7 +294,8 @@ def chunk_code_by_ast(code: str, path: str, *, max_chunk_size: int = 1000, min_c
                       chunk_by_node_type: bool = True, preserve_context: bool = True) -> list[str]:
     """The seed's ``chunkCodeByAST``: the embedded text of each chunk (header included when preserving context)."""
     return [c.text for c in ast_chunks(code, path, max_chunk_size=max_chunk_size, min_chunk_size=min_chunk_size,
-                                       chunk_by_node_type=chunk_by_node_type, preserve_context=preserve_context)]
+                                       chunk_by_node_type=chunk_by_node_type, preserve_context=preserve_context,
+                                       with_metadata=False)]
 
 
 def _chunk_one(args: tuple[str, dict[str, Any]]) -> tuple[str, list[Chunk], dict[str, int]]:
