@@ -84,7 +84,7 @@ class PeerChunker(Strategy):
         """Why the peer cannot run here, or ``None``. Default: every required module is importable."""
         missing = [m for m in self.requires if importlib.util.find_spec(m) is None]
         if missing:
-            return f"{self.name}: {', '.join(missing)} not installed ({self.install_hint})"
+            return f"{', '.join(missing)} not installed ({self.install_hint})"
         return None
 
     def split(self, path: str, text: str) -> list[str]:  # pragma: no cover - abstract
@@ -208,10 +208,10 @@ class ChonkieCode(PeerChunker):
             run = subprocess.run([sys.executable, "-c", _CHONKIE_PROBE], capture_output=True, text=True,
                                  timeout=self.probe_timeout_s)
         except subprocess.TimeoutExpired:
-            return f"{self.name}: CodeChunker did not start within {self.probe_timeout_s:.0f} s (grammar download offline?)"
+            return f"CodeChunker did not start within {self.probe_timeout_s:.0f} s (grammar download offline?)"
         if run.returncode != 0 or "ok" not in run.stdout:
             last = (run.stderr.strip().splitlines() or ["no output"])[-1]
-            return f"{self.name}: CodeChunker cannot run offline here: {last[:200]}"
+            return f"CodeChunker cannot run offline here: {last[:200]}"
         return None
 
     def split(self, path: str, text: str) -> list[str]:  # pragma: no cover - needs the language pack
