@@ -270,7 +270,7 @@ def markdown(report: dict[str, Any]) -> str:
     """The same numbers as the terminal tables, as Markdown for a PR comment or a CI job summary."""
     k = report["k"]
     nd, rc, mr = f"ndcg@{k}", f"recall@{k}", f"mrr@{k}"
-    lines = [f"# pytest-chunkeval report", "", f"model `{report['model']['id']}`, {report['retrieval']} retrieval, k={k}", ""]
+    lines = ["# pytest-chunkeval report", "", f"model `{report['model']['id']}`, {report['retrieval']} retrieval, k={k}", ""]
     for key, suite in report["suites"].items():
         lines += [f"## {key}", "", f"{suite['files']} files, {suite['queries']} queries", ""]
         lines += [f"| strategy | chunks | NDCG@{k} file | R@{k} file | MRR@{k} file | NDCG@{k} chunk | R@{k} chunk | MRR@{k} chunk | index KB |",

@@ -138,7 +138,7 @@ def _expected(
             continue
         items = golden[qid]
         file_qrels: dict[str, int] = {}
-        for ipath, _lines_, grade in items:
+        for ipath, _, grade in items:
             if grade > 0:
                 file_qrels[ipath] = max(file_qrels.get(ipath, 0), grade)
         qrels["file"][qid] = file_qrels
