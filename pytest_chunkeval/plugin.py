@@ -229,6 +229,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     terminalreporter.write(summary_tables(state.report, width=terminalreporter._tw.fullwidth))
     if state.options.report is not None:
         terminalreporter.write_line(f"report: {state.options.report}")
+    missed = state.unrecorded_misses()
+    if missed:
+        terminalreporter.write_line(
+            f"{missed} query items missed and are not recorded as accepted misses; if these misses are the baseline "
+            "to hold (a new suite, an intended change), record them with --chunkeval-accept-misses"
+        )
     for record in state.accepted.values():
         if state.options.accept_misses:
             terminalreporter.write_line(f"accepted misses: {record.path}")

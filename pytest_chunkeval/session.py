@@ -195,6 +195,16 @@ class ChunkevalState:
     def record(self, suite: GoldenSuite, strategy: str, query_id: str, hit: bool) -> None:
         self.outcomes.setdefault((suite.path.resolve(), strategy), {})[query_id] = hit
 
+    def unrecorded_misses(self) -> int:
+        """Misses this run that no accepted-misses record covers (each failed its query item)."""
+        if self._evaluator is None or self.options.accept_misses:
+            return 0
+        total = 0
+        for (suite_path, strategy), ran in self.outcomes.items():
+            accepted = self.accepted_for(self.suites[suite_path]).ids(self.settings_key, strategy)
+            total += sum(1 for q, hit in ran.items() if not hit and q not in accepted)
+        return total
+
     def save_accepted(self) -> list[Path]:
         """Write the accepted-misses files for what ran (only with --chunkeval-accept-misses)."""
         written: list[Path] = []

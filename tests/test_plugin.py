@@ -178,6 +178,7 @@ def test_a_miss_fails_with_details_then_can_be_accepted_and_a_fix_is_flagged(pro
     golden.write_text(golden.read_text().replace("path: auth.py\n        lines: [4, 5]", "path: orders.py\n        lines: [10, 12]"))
     failed = run(project, "--chunkeval-k", "1", "-k", "fixed_size and password")
     failed.assert_outcomes(failed=1)
+    failed.stdout.fnmatch_lines(["1 query items missed and are not recorded as accepted misses*--chunkeval-accept-misses"])
     failed.stdout.fnmatch_lines(
         [
             "*MISS: no relevant item in the top 1 for fixed_size*",
