@@ -216,7 +216,7 @@ class GateItem(_EvalItem):
 
     def runtest(self) -> None:
         from .gates import evaluate_gates
-        from .report import strategy_entry
+        from .report import summary_entry
 
         state = state_of(self)
         node = self.strategy_node
@@ -229,7 +229,7 @@ class GateItem(_EvalItem):
         if base.skipped:
             pytest.skip(f"baseline {baseline} was skipped on this suite: {base.skipped}")
         k, t = state.options.k, state.options.thresholds
-        result = next(g for g in evaluate_gates(strategy_entry(run, base), strategy_entry(base, None), k, t) if g.name == self.gate)
+        result = next(g for g in evaluate_gates(summary_entry(run), summary_entry(base), k, t) if g.name == self.gate)
         if not result.passed:
             metric = f"{'ndcg' if self.gate == 'ndcg-gain' else 'recall'}@{k}"
             worst = sorted(
@@ -252,8 +252,8 @@ class RegressionItem(_EvalItem):
     """This strategy's means on this suite against the previous report's, within the configured tolerance."""
 
     def runtest(self) -> None:
-        from .regression import compare, previous_entry, worst_queries
-        from .report import strategy_entry
+        from .regression import compare, entry_query_metrics, previous_entry, worst_queries
+        from .report import run_query_metrics
 
         state = state_of(self)
         node = self.strategy_node
@@ -263,7 +263,7 @@ class RegressionItem(_EvalItem):
         previous_k = state.previous().get("k")
         if previous_k != state.options.k:
             pytest.skip(f"the previous report used k={previous_k}, this run k={state.options.k}")
-        after = strategy_entry(self.evaluation(), None)
+        before, after = entry_query_metrics(before), run_query_metrics(self.evaluation())
         tol = state.options.regression_tolerance
         drops = compare(before, after, tol)
         if drops:

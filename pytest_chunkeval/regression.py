@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .stats import paired_test
+from .stats import PerQuery, compare_paired
 
 
 @dataclass(frozen=True)
@@ -39,23 +39,20 @@ def previous_entry(previous: dict[str, Any], suite_key: str, strategy: str) -> d
     return None if entry is None or entry.get("skipped") else entry
 
 
-def compare(before: dict[str, Any], after: dict[str, Any], tolerance: float) -> list[Drop]:
+def entry_query_metrics(entry: dict[str, Any]) -> PerQuery:
+    """Query id -> mode -> metric, from a report entry."""
+    return {qid: q["metrics"] for qid, q in entry["queries"].items()}
+
+
+def compare(before: PerQuery, after: PerQuery, tolerance: float) -> list[Drop]:
     """Every (mode, metric) whose mean fell by more than ``tolerance``, over the queries both runs scored."""
-    drops: list[Drop] = []
-    shared = [q for q in after["queries"] if q in before["queries"]]
-    if not shared:
-        return drops
-    for mode, metrics in after["queries"][shared[0]]["metrics"].items():
-        for metric in metrics:
-            a = [before["queries"][q]["metrics"][mode][metric] for q in shared]
-            b = [after["queries"][q]["metrics"][mode][metric] for q in shared]
-            mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
-            if mean_a - mean_b > tolerance + 1e-12:
-                drops.append(Drop(mode, metric, mean_a, mean_b, paired_test(b, a)))
-    return drops
+    return [
+        Drop(mode, metric, mean_before, mean_after, p)
+        for mode, metric, mean_after, mean_before, p in compare_paired(after, before)
+        if mean_before - mean_after > tolerance + 1e-12
+    ]
 
 
-def worst_queries(before: dict[str, Any], after: dict[str, Any], mode: str, metric: str, n: int = 5) -> list[tuple[str, float, float]]:
-    shared = [q for q in after["queries"] if q in before["queries"]]
-    deltas = [(q, before["queries"][q]["metrics"][mode][metric], after["queries"][q]["metrics"][mode][metric]) for q in shared]
+def worst_queries(before: PerQuery, after: PerQuery, mode: str, metric: str, n: int = 5) -> list[tuple[str, float, float]]:
+    deltas = [(q, before[q][mode][metric], after[q][mode][metric]) for q in after if q in before]
     return sorted((d for d in deltas if d[2] < d[1]), key=lambda d: d[2] - d[1])[:n]

@@ -14,9 +14,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .evaluate import MODES, Evaluator, StrategyRun
+from .evaluate import Evaluator, StrategyRun
 from .gates import Thresholds, evaluate_gates
-from .stats import paired_test
+from .stats import compare_paired
 
 REPORT_VERSION = 1
 
@@ -45,36 +45,27 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+def run_query_metrics(run: StrategyRun) -> dict[str, dict[str, dict[str, float]]]:
+    return {qid: o.metrics for qid, o in run.outcomes.items()}
+
+
 def baseline_comparison(run: StrategyRun, base: StrategyRun | None) -> dict[str, dict[str, dict[str, float]]]:
     """Per mode and metric: difference of means to the baseline, relative change, paired randomization p-value."""
-    if base is None or base is run or not run.outcomes or not base.outcomes:
+    if base is None or base is run:
         return {}
-    shared = [q for q in run.outcomes if q in base.outcomes]
     out: dict[str, dict[str, dict[str, float]]] = {}
-    for mode in MODES:
-        out[mode] = {}
-        for metric in run.outcomes[shared[0]].metrics[mode]:
-            a = [run.outcomes[q].metrics[mode][metric] for q in shared]
-            b = [base.outcomes[q].metrics[mode][metric] for q in shared]
-            mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
-            out[mode][metric] = {
-                "delta": mean_a - mean_b,
-                "relative": (mean_a - mean_b) / mean_b if mean_b else float("inf") if mean_a > 0 else 0.0,
-                "p_value": paired_test(a, b),
-            }
+    for mode, metric, mean_a, mean_b, p in compare_paired(run_query_metrics(run), run_query_metrics(base)):
+        out.setdefault(mode, {})[metric] = {
+            "delta": mean_a - mean_b,
+            "relative": (mean_a - mean_b) / mean_b if mean_b else float("inf") if mean_a > 0 else 0.0,
+            "p_value": p,
+        }
     return out
 
 
-def strategy_entry(run: StrategyRun, base: StrategyRun | None) -> dict[str, Any]:
-    if run.skipped:
-        return {"skipped": run.skipped}
+def summary_entry(run: StrategyRun) -> dict[str, Any]:
+    """The part of a strategy's entry that gates read: index measures and aggregate means."""
     return {
-        "skipped": None,
-        "files": run.files_handled,
-        "chunks": [
-            {"id": cid, "path": c.path, "start_line": c.start_line, "end_line": c.end_line, "kind": c.kind}
-            for cid, c in run.chunks
-        ],
         "index": {
             "table": run.table,
             "fingerprint": run.fingerprint,
@@ -87,10 +78,24 @@ def strategy_entry(run: StrategyRun, base: StrategyRun | None) -> dict[str, Any]
             "embedded": run.embed.embedded,
             "cached": run.embed.cached,
         },
+        "aggregate": {mode: {m: s["mean"] for m, s in metrics.items()} for mode, metrics in run.aggregate.items()},
+    }
+
+
+def strategy_entry(run: StrategyRun, base: StrategyRun | None) -> dict[str, Any]:
+    if run.skipped:
+        return {"skipped": run.skipped}
+    return {
+        "skipped": None,
+        "files": run.files_handled,
+        "chunks": [
+            {"id": cid, "path": c.path, "start_line": c.start_line, "end_line": c.end_line, "kind": c.kind}
+            for cid, c in run.chunks
+        ],
+        **summary_entry(run),
         "quality": run.quality.as_dict() if run.quality else {},
         "strategy_stats": run.strategy_stats,
         "fallbacks": run.fallbacks,
-        "aggregate": {mode: {m: s["mean"] for m, s in metrics.items()} for mode, metrics in run.aggregate.items()},
         "intervals": run.aggregate,
         "vs_baseline": baseline_comparison(run, base),
         "queries": {

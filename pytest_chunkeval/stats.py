@@ -12,11 +12,11 @@ Degenerate inputs never produce NaN (which would also break JSON reports):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["bootstrap_ci", "paired_test", "summarize"]
+__all__ = ["bootstrap_ci", "compare_paired", "paired_test", "summarize"]
 
 # Resampled means are computed in blocks of at most this many numbers, to bound memory on large suites.
 _BLOCK = 2_000_000
@@ -108,3 +108,24 @@ def summarize(values: Sequence[float], *, confidence: float = 0.95, resamples: i
     mean = float(arr.mean()) if n else 0.0
     low, high = bootstrap_ci(arr, confidence=confidence, resamples=resamples, seed=seed)
     return {"mean": mean, "ci_low": low, "ci_high": high, "n": n}
+
+
+PerQuery = Mapping[str, Mapping[str, Mapping[str, float]]]  # query id -> mode -> metric -> value
+
+
+def compare_paired(a: PerQuery, b: PerQuery) -> list[tuple[str, str, float, float, float]]:
+    """``(mode, metric, mean of a, mean of b, paired p-value)`` over the queries both scored, in ``a``'s order.
+
+    One place for every "this run against that one" question (candidate vs baseline, now vs a stored report), so
+    both are paired the same way over the same population.
+    """
+    shared = [q for q in a if q in b]
+    if not shared:
+        return []
+    out: list[tuple[str, str, float, float, float]] = []
+    for mode, metrics in a[shared[0]].items():
+        for metric in metrics:
+            xs = [a[q][mode][metric] for q in shared]
+            ys = [b[q][mode][metric] for q in shared]
+            out.append((mode, metric, sum(xs) / len(xs), sum(ys) / len(ys), paired_test(xs, ys)))
+    return out

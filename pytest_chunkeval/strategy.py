@@ -74,10 +74,6 @@ def handles(strategy: Any, path: str) -> bool:
     return True if fn is None else bool(fn(path))
 
 
-def strategy_attr(strategy: Any, name: str, default: Any = None) -> Any:
-    return getattr(strategy, name, default)
-
-
 @dataclass(frozen=True)
 class Registration:
     """A registered strategy factory and where it came from (for error messages and fingerprints)."""
