@@ -1,12 +1,15 @@
 """Acceptance gates: a candidate strategy against the baseline, with the ADR's thresholds as defaults.
 
-Pure functions over two report entries (the JSON shapes of :mod:`report`), so a gate can be re-checked from a stored
-report. NDCG gain is relative, Recall drop is in absolute points, index size increase is relative.
+Pure functions over two :class:`~results.StrategyResult` values (from a run or a stored report alike), so a gate can
+be re-checked from a stored report. NDCG gain is relative, Recall drop is in absolute points, index size increase is relative.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .results import StrategyResult
 
 GATE_NAMES = ("ndcg-gain", "recall-drop", "index-size")
 # Means of per-query floats carry rounding error: a drop of exactly 5 points must not fail a "<= 5 points" gate.
@@ -26,26 +29,28 @@ class Thresholds:
 class GateResult:
     name: str
     passed: bool
-    measured: float
+    measured: float | None
     threshold: float
     detail: str
 
 
-def _size(entry: dict[str, Any], measure: str) -> float:
-    return float(entry["index"][measure])
+def evaluate_gates(candidate: "StrategyResult", baseline: "StrategyResult", k: int, t: Thresholds) -> list[GateResult]:
+    """Every gate for one candidate; each result says what was measured against which threshold.
 
-
-def evaluate_gates(candidate: dict[str, Any], baseline: dict[str, Any], k: int, t: Thresholds) -> list[GateResult]:
-    """Every gate for one candidate; each result says what was measured against which threshold."""
-    cand, base = candidate["aggregate"][t.mode], baseline["aggregate"][t.mode]
+    A ratio against a zero baseline is undefined: the gain then counts as met only when the candidate scores at all,
+    and ``measured`` is None rather than an infinity no strict JSON parser accepts.
+    """
+    cand, base = candidate.means[t.mode], baseline.means[t.mode]
     nd, rc = f"ndcg@{k}", f"recall@{k}"
-    gain = (cand[nd] - base[nd]) / base[nd] if base[nd] else float("inf") if cand[nd] > 0 else 0.0
+    gain: float | None = (cand[nd] - base[nd]) / base[nd] if base[nd] else None
+    gain_ok = gain >= t.ndcg_gain - EPS if gain is not None else cand[nd] > 0
     drop = base[rc] - cand[rc]
-    b_size, c_size = _size(baseline, t.size_measure), _size(candidate, t.size_measure)
+    b_size, c_size = baseline.index.measure(t.size_measure), candidate.index.measure(t.size_measure)
     increase = (c_size - b_size) / b_size if b_size else 0.0
+    gain_text = f"{gain:+.1%}" if gain is not None else "baseline scores 0"
     return [
-        GateResult("ndcg-gain", gain >= t.ndcg_gain - EPS, gain, t.ndcg_gain,
-                   f"NDCG@{k} ({t.mode}) {cand[nd]:.4f} vs baseline {base[nd]:.4f}: {gain:+.1%}, needs >= {t.ndcg_gain:+.0%}"),
+        GateResult("ndcg-gain", gain_ok, gain, t.ndcg_gain,
+                   f"NDCG@{k} ({t.mode}) {cand[nd]:.4f} vs baseline {base[nd]:.4f}: {gain_text}, needs >= {t.ndcg_gain:+.0%}"),
         GateResult("recall-drop", drop <= t.recall_drop + EPS, drop, t.recall_drop,
                    f"Recall@{k} ({t.mode}) {cand[rc]:.4f} vs baseline {base[rc]:.4f}: drop {drop * 100:.1f} points, "
                    f"allowed <= {t.recall_drop * 100:.0f}"),

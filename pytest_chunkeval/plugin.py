@@ -5,13 +5,15 @@ imports nothing heavy.
 """
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 from .gates import Thresholds
-from .items import STATE_KEY, GoldenFile
+from .items import STATE_KEY, EvalItem, GoldenFile, NamedReport
 from .session import ChunkevalState, Options
 
 DEFAULT_GOLDEN = ["golden/*/queries.yaml", "golden/*/queries.jsonl"]
@@ -41,9 +43,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--chunkeval-gate", action="append", default=[], metavar="STRATEGY",
                     help="add acceptance-gate items for this candidate strategy against the baseline ('all' = every "
                          "strategy); repeatable, adds to ini chunkeval_gate_candidates")
+    group.addoption("--chunkeval-base", default=None, metavar="REF",
+                    help="also evaluate the suites as they are at git ref REF (a temporary worktree running that "
+                         "commit's own code, sharing the embedding cache) and add a '<strategy>::vs-base' item per "
+                         "strategy and suite that fails when retrieval got worse than on REF")
     group.addoption("--chunkeval-compare", default=None, metavar="REPORT",
-                    help="add a regression item per strategy: fail when a mean metric fell by more than the tolerance "
-                         "against this previous JSON report (e.g. main's)")
+                    help="add a '<strategy>::regression' item per strategy and suite: the same check as "
+                         "--chunkeval-base, against a stored JSON report (e.g. main's)")
+    group.addoption("--chunkeval-step-summary", action="store_true", default=False,
+                    help="append the Markdown report, trimmed below GitHub's 1 MiB, to $GITHUB_STEP_SUMMARY")
+    group.addoption("--chunkeval-annotations", action="store_true", default=False,
+                    help="print a GitHub Actions ::error annotation for each failed evaluation item")
     group.addoption("--chunkeval-accept-misses", action="store_true", default=False,
                     help="record every query a strategy misses in the suite's accepted_misses.yaml (like --snapshot-update)")
     group.addoption("--chunkeval-no-progress", action="store_true", default=False, help="no progress lines")
@@ -57,8 +67,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("chunkeval_cache_dir", "folder for the embedding cache and locks", default=".chunkeval")
     parser.addini("chunkeval_report", "JSON report path", default="chunkeval-report.json")
     parser.addini("chunkeval_baseline", "baseline strategy name", default="file_level")
-    parser.addini("chunkeval_regression_tolerance", "allowed fall of a mean metric against --chunkeval-compare",
-                  default="0.01")
+    parser.addini("chunkeval_base", "git ref to compare with, as --chunkeval-base (empty: none)", default="")
+    parser.addini("chunkeval_regression_tolerance",
+                  "allowed fall of a mean metric against the base or stored report (absolute)", default="0.01")
+    parser.addini("chunkeval_regression_alpha",
+                  "a fall past the tolerance fails only when the paired test gives p below this; 'off' = any fall",
+                  default="0.05")
+    parser.addini("chunkeval_regression_size_increase",
+                  "index growth against the same strategy on the base that fails (relative)", default="0.50")
     parser.addini("chunkeval_gate_candidates", "strategies that get gate items (names, or all)", type="linelist", default=[])
     parser.addini("chunkeval_gate_ndcg_gain", "minimum relative NDCG@k gain over the baseline", default="0.10")
     parser.addini("chunkeval_gate_recall_drop", "maximum Recall@k drop in absolute points (0.05 = 5 points)", default="0.05")
@@ -107,6 +123,9 @@ def _options(config: pytest.Config) -> Options:
         progress=not config.getoption("chunkeval_no_progress"),
         gate_candidates=[*config.getini("chunkeval_gate_candidates"), *config.getoption("chunkeval_gate")],
         compare=under_root(config.getoption("chunkeval_compare")) if config.getoption("chunkeval_compare") else None,
+        base=opt("chunkeval_base", "chunkeval_base") or None,
+        step_summary=bool(config.getoption("chunkeval_step_summary")),
+        annotations=bool(config.getoption("chunkeval_annotations")),
     )
     try:
         options.thresholds = Thresholds(
@@ -117,8 +136,11 @@ def _options(config: pytest.Config) -> Options:
             size_measure=str(config.getini("chunkeval_gate_size_measure")),
         )
         options.regression_tolerance = float(config.getini("chunkeval_regression_tolerance"))
+        alpha = str(config.getini("chunkeval_regression_alpha")).strip().lower()
+        options.regression_alpha = None if alpha in ("off", "none", "") else float(alpha)
+        options.regression_size_increase = float(config.getini("chunkeval_regression_size_increase"))
     except ValueError as exc:
-        raise pytest.UsageError(f"chunkeval gate thresholds must be numbers: {exc}") from None
+        raise pytest.UsageError(f"chunkeval gate and regression thresholds must be numbers: {exc}") from None
     try:
         options.validate()
     except ValueError as exc:
@@ -201,17 +223,46 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             items[:] = keep
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
+    """Evaluation items get reports whose failure header is the item's id, not pytest's "test session"."""
+    if not isinstance(item, EvalItem):
+        return None
+    report = NamedReport.from_item_and_call(item, call)
+    state = _state(item.config)
+    xfailed = call.excinfo is not None and isinstance(call.excinfo.value, pytest.xfail.Exception)
+    if state is not None and state.options.annotations and report.failed and not xfailed:
+        first = next((ln for ln in str(report.longrepr).splitlines() if ln.strip()), "failed")
+        state.failed_items.append((report.nodeid, report.location[0], first))
+    return report
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = _state(session.config)
-    if state is None or state._evaluator is None or not state._evaluator.runs:
+    if state is None:
         return
-    from .report import build_report, markdown, write_json
+    summary = state.summary()
+    if summary is None:
+        return
+    from .report import build_report, write_json
 
-    state.report = build_report(state._evaluator, state.options.rootdir, state.options.baseline, state.options.thresholds)
+    state.report = build_report(summary, state.options.rootdir)
+    state.summary_value = summary
     if state.options.report is not None:
         write_json(state.report, state.options.report)
     if state.options.markdown is not None:
-        state.options.markdown.write_text(markdown(state.report), "utf-8")
+        from .markdown import document
+
+        state.options.markdown.parent.mkdir(parents=True, exist_ok=True)
+        state.options.markdown.write_text(document(summary), "utf-8")
+    if state.options.step_summary:
+        import os
+
+        from .markdown import append_step_summary
+
+        target = os.environ.get("GITHUB_STEP_SUMMARY")
+        if target:
+            append_step_summary(summary, Path(target))
     if state.options.chart is not None:
         from .chart import write_chart
 
@@ -221,14 +272,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
     state = _state(config)
-    if state is None or state.report is None:
+    if state is None or state.summary_value is None:
         return
-    from .report import summary_tables
+    from .tables import summary_text
 
     terminalreporter.section("chunkeval summary")
-    terminalreporter.write(summary_tables(state.report, width=terminalreporter._tw.fullwidth))
+    terminalreporter.write(summary_text(state.summary_value, width=shutil.get_terminal_size((160, 24)).columns))
     if state.options.report is not None:
         terminalreporter.write_line(f"report: {state.options.report}")
+    if state.options.step_summary and not os.environ.get("GITHUB_STEP_SUMMARY"):
+        terminalreporter.write_line("--chunkeval-step-summary: $GITHUB_STEP_SUMMARY is not set; nothing appended")
     missed = state.unrecorded_misses()
     if missed:
         terminalreporter.write_line(
@@ -238,3 +291,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     for record in state.accepted.values():
         if state.options.accept_misses:
             terminalreporter.write_line(f"accepted misses: {record.path}")
+    if state.options.annotations:
+        from .annotations import annotation_lines
+
+        for line in annotation_lines(state.failed_items):
+            terminalreporter.write_line(line)

@@ -41,14 +41,39 @@ class Options:
     gate_candidates: list[str] = field(default_factory=list)  # strategy names, or "all"
     thresholds: Thresholds = field(default_factory=Thresholds)
     compare: Path | None = None  # a previous JSON report for the regression items
+    base: str | None = None  # a git ref whose suites are evaluated with its own code for the vs-base items
     regression_tolerance: float = 0.01
+    regression_alpha: float | None = 0.05  # None: significance not required
+    regression_size_increase: float = 0.50
+    step_summary: bool = False
+    annotations: bool = False
 
     def gated(self, name: str) -> bool:
         return name != self.baseline and (name in self.gate_candidates or "all" in self.gate_candidates)
 
+    @property
+    def policy(self):  # -> comparison.Policy
+        from .comparison import Policy
+
+        return Policy(k=self.k, tolerance=self.regression_tolerance, alpha=self.regression_alpha,
+                      size_increase=self.regression_size_increase, size_measure=self.thresholds.size_measure)
+
     def validate(self) -> None:
         if self.compare is not None and not self.compare.is_file():
             raise ValueError(f"--chunkeval-compare: {self.compare} does not exist")
+        if self.compare is not None and self.base:
+            raise ValueError("--chunkeval-compare and --chunkeval-base both name what to compare with: choose one")
+        if self.base:
+            from .base_ref import BaseRefError, resolve_commit
+
+            try:
+                resolve_commit(self.rootdir, self.base)
+            except BaseRefError as exc:
+                raise ValueError(str(exc)) from None
+        if self.regression_tolerance < 0:
+            raise ValueError(f"chunkeval_regression_tolerance must be >= 0, got {self.regression_tolerance}")
+        if self.regression_alpha is not None and not 0 < self.regression_alpha <= 1:
+            raise ValueError(f"chunkeval_regression_alpha must be in (0, 1] or 'off', got {self.regression_alpha}")
         if self.thresholds.mode not in ("file", "chunk"):
             raise ValueError(f"chunkeval_gate_mode must be file or chunk, got {self.thresholds.mode!r}")
         if self.thresholds.size_measure not in ("bytes", "chunk_count", "text_bytes"):
@@ -104,9 +129,15 @@ class ChunkevalState:
     accepted: dict[Path, AcceptedMisses] = field(default_factory=dict)
     outcomes: dict[tuple[Path, str], dict[str, bool]] = field(default_factory=dict)
     report: dict[str, Any] | None = None
+    summary_value: Any = None  # report.Summary of the finished session
     collected_suites: set[Path] = field(default_factory=set)
     _evaluator: Any = None
     _previous: dict[str, Any] | None = None
+    _base: Any = None  # base_ref.BaseEvaluation, or the BaseRefError that stopped it
+    _base_suites: dict[str, Any] | None = None  # suite key -> results.SuiteResult on the base side
+    _comparisons: dict[tuple[str, str], Any] = field(default_factory=dict)
+    _base_failure_item: str | None = None  # the item that reported a failed base evaluation in full
+    failed_items: list[tuple[str, str, str]] = field(default_factory=list)  # (nodeid, golden file, first line)
     _discovered: list[Path] | None = None
     _corpus_dirs: set[Path] | None = None
 
@@ -177,10 +208,117 @@ class ChunkevalState:
 
     def suite_key(self, suite: GoldenSuite) -> str:
         """How the JSON report names a suite: its golden path relative to the project root."""
+        from .results import suite_key
+
+        return suite_key(suite.path, self.options.rootdir)
+
+    # -- head against base ----------------------------------------------------------------------------------------
+    @property
+    def comparing(self) -> str | None:
+        """'base' with --chunkeval-base, 'report' with --chunkeval-compare, else None."""
+        return "base" if self.options.base else "report" if self.options.compare is not None else None
+
+    def base_db_uri(self) -> str:
+        """The base side's own LanceDB location, beside the head's, so neither drops the other's tables as stale."""
+        return self.options.db_uri.rstrip("/") + "-base"
+
+    def base_evaluation(self):  # -> base_ref.BaseEvaluation; raises BaseRefError (once, remembered)
+        from .base_ref import BaseRefError, BaseRequest, evaluate_base
+
+        if self._base is None:
+            o = self.options
+            assert o.base
+            keys = sorted({self.suite_key(self.suite(p)) for p in self.suite_paths()})
+            request = BaseRequest(
+                root=o.rootdir, ref=o.base, suites=keys, k=o.k, retrieval=o.retrieval, baseline=o.baseline,
+                model=o.model, device=o.device, cache_dir=o.cache_dir, db_uri=self.base_db_uri(),
+            )
+            try:
+                self._base = evaluate_base(request, say=self.write if o.progress else lambda s: None)
+            except BaseRefError as exc:
+                self._base = exc
+        if isinstance(self._base, BaseRefError):
+            raise self._base
+        return self._base
+
+    def base_suites(self) -> dict[str, Any]:
+        """Suite key -> SuiteResult of whatever this run compares with (a git ref's evaluation or a stored report)."""
+        if self._base_suites is None:
+            from .results import suites_from_report
+
+            report = self.base_evaluation().report if self.comparing == "base" else self.previous()
+            self._base_suites = suites_from_report(report)
+        return self._base_suites
+
+    def base_info(self) -> dict[str, Any] | None:
+        if self.comparing == "report":
+            return {"report": str(self.options.compare)}
+        if self.comparing == "base" and self._base is not None and not isinstance(self._base, Exception):
+            return self._base.info()
+        return None
+
+    def summary(self):  # -> report.Summary, or None when nothing was evaluated
+        """Every result of this session as one typed value, with its comparisons: what every output renders."""
+        from .comparison import compare_suite
+        from .report import Summary
+        from .results import collect
+
+        ev = self._evaluator
+        if ev is None or not ev.runs:
+            return None
+        o = self.options
+        suites = collect(ev.runs.values(), o.rootdir, o.baseline)
+        totals = {"embedded": ev.query_embed.embedded, "cached": ev.query_embed.cached}
+        for run in ev.runs.values():
+            totals["embedded"] += run.embed.embedded
+            totals["cached"] += run.embed.cached
+        emb = ev.embedder
+        summary = Summary(
+            k=o.k, retrieval=o.retrieval, baseline=o.baseline, thresholds=o.thresholds, embedding=totals,
+            model={"id": emb.model_id, "sha256": emb.digests, "max_tokens": emb.max_tokens}, suites=suites,
+        )
+        if self.comparing:
+            try:
+                base = self.base_suites()
+            except Exception:  # already reported by the comparison items, once
+                base = None
+            if base is not None:
+                summary.comparisons = {key: compare_suite(base.get(key), head, o.policy) for key, head in suites.items()}
+            summary.base = self.base_info()
+        return summary
+
+    def head_suite(self, suite: GoldenSuite, runs: dict[str, Any]):  # -> results.SuiteResult
+        from .results import StrategyResult, SuiteResult, suite_key
+
+        key = self.suite_key(suite)
+        head = SuiteResult.from_suite(key, suite, suite_key(suite.corpus_dir, self.options.rootdir))
+        head.strategies = {name: StrategyResult.from_run(run, key) for name, run in runs.items()}
+        return head
+
+    def comparison(self, suite: GoldenSuite, name: str, run: Any):  # -> comparison.StrategyComparison
+        from .comparison import compare_one
+
+        key = (self.suite_key(suite), name)
+        if key not in self._comparisons:
+            base = self.base_suites().get(key[0])
+            self._comparisons[key] = compare_one(base, self.head_suite(suite, {name: run}), name, self.options.policy)
+        return self._comparisons[key]
+
+    def base_rank(self, suite: GoldenSuite, name: str, query_id: str) -> str | None:
+        """'rank 3 on base main' / 'not in the top 10 on base main', when a base is known and scored this query."""
         try:
-            return suite.path.resolve().relative_to(self.options.rootdir.resolve()).as_posix()
-        except ValueError:
-            return suite.path.resolve().as_posix()
+            base = self.base_suites().get(self.suite_key(suite))
+        except Exception:
+            return None
+        result = base.strategies.get(name) if base is not None else None
+        spec = next((q for q in suite.queries if q.id == query_id), None)
+        if result is None or result.skipped or spec is None or query_id not in result.queries:
+            return None
+        if base.queries.get(query_id) is not None and base.queries[query_id].relevant != tuple(spec.relevant):
+            return None  # judged against other relevant items there: no comparable rank
+        rank = result.queries[query_id].hit_rank(tuple(spec.relevant))
+        where = f"on base {self.options.base}" if self.comparing == "base" else f"in {self.options.compare}"
+        return f"rank {rank} {where}" if rank is not None else f"not in the top {self.options.k} {where}"
 
     @property
     def settings_key(self) -> str:

@@ -1,16 +1,20 @@
-"""The ADR's acceptance gates as pure functions over report entries."""
+"""The ADR's acceptance gates as pure functions over typed strategy results."""
 from __future__ import annotations
 
 import pytest
 
 from pytest_chunkeval.gates import Thresholds, evaluate_gates
+from pytest_chunkeval.results import IndexInfo, StrategyResult
 
 
-def entry(ndcg: float, recall: float, size: int) -> dict:
-    return {"aggregate": {"file": {"ndcg@10": ndcg, "recall@10": recall}}, "index": {"bytes": size, "chunk_count": 1, "text_bytes": 1}}
+def entry(ndcg: float, recall: float, size: int) -> StrategyResult:
+    return StrategyResult(
+        "suite", "s", means={"file": {"ndcg@10": ndcg, "recall@10": recall}},
+        index=IndexInfo(bytes=size, chunk_count=1, text_bytes=1),
+    )
 
 
-def outcome(candidate: dict, baseline: dict, **kw: object) -> dict[str, bool]:
+def outcome(candidate: StrategyResult, baseline: StrategyResult, **kw: object) -> dict[str, bool]:
     return {g.name: g.passed for g in evaluate_gates(candidate, baseline, 10, Thresholds(**kw))}
 
 
@@ -30,3 +34,9 @@ def test_details_name_values_and_thresholds() -> None:
     gates = evaluate_gates(entry(0.5, 0.8, 3000), entry(0.6, 0.8, 1000), 10, Thresholds())
     assert gates[0].detail == "NDCG@10 (file) 0.5000 vs baseline 0.6000: -16.7%, needs >= +10%"
     assert gates[2].detail == "index bytes 3000 vs baseline 1000: +200%, must stay below +50%"
+
+
+def test_a_zero_baseline_gives_no_infinite_ratio() -> None:
+    gates = evaluate_gates(entry(0.4, 0.8, 1000), entry(0.0, 0.8, 1000), 10, Thresholds())
+    assert gates[0].measured is None and gates[0].passed and "baseline scores 0" in gates[0].detail
+    assert not evaluate_gates(entry(0.0, 0.8, 1000), entry(0.0, 0.8, 1000), 10, Thresholds())[0].passed

@@ -1,0 +1,143 @@
+"""Evaluate the golden suites as they are at another git ref (a pull request's base), with that commit's own code.
+
+The base side must run the base commit's strategies, grammar, config *and* package, or a change to the engine would
+be compared with itself. So it runs in a temporary ``git worktree`` of the base commit, as a ``pytest --chunkeval``
+subprocess whose ``PYTHONPATH`` puts the worktree's package first, writing a JSON report that the head side reads.
+It shares the embedding cache, so chunks that did not change cost nothing; it gets its own LanceDB folder, so the two
+sides never drop each other's tables as stale.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+
+class BaseRefError(Exception):
+    """The base side could not be evaluated; the message says why and what to do."""
+
+
+@dataclass
+class BaseRequest:
+    root: Path  # the project root on the head side (where the ini file is)
+    ref: str
+    suites: list[str]  # suite keys: golden files relative to root (or absolute, for suites outside the project)
+    k: int = 10
+    retrieval: str = "hybrid"
+    baseline: str = "file_level"
+    model: str | None = None
+    device: str | None = None
+    cache_dir: Path = Path(".chunkeval")
+    db_uri: str = ".chunkeval/lancedb-base"
+
+
+@dataclass
+class BaseEvaluation:
+    ref: str
+    commit: str
+    report: dict[str, Any]
+    missing_suites: list[str] = field(default_factory=list)  # head suites that do not exist at the base commit
+    seconds: float = 0.0
+
+    @property
+    def embedded(self) -> int:
+        return int((self.report.get("embedding") or {}).get("embedded", 0))
+
+    def info(self) -> dict[str, Any]:
+        emb = self.report.get("embedding") or {}
+        return {"ref": self.ref, "commit": self.commit, "seconds": round(self.seconds, 1),
+                "embedded": emb.get("embedded", 0), "cached": emb.get("cached", 0),
+                "missing_suites": self.missing_suites}
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise BaseRefError(f"--chunkeval-base: cannot run git: {exc}") from None
+
+
+def resolve_commit(root: Path, ref: str) -> str:
+    """The commit ``ref`` names, or a :class:`BaseRefError` that says why not (checked before anything runs)."""
+    top = _git(root, "rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        raise BaseRefError(f"--chunkeval-base {ref}: {root} is not inside a git repository")
+    out = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if out.returncode != 0 or not out.stdout.strip():
+        hint = " (in CI, check out full history, e.g. actions/checkout with fetch-depth: 0)" if "/" in ref else ""
+        raise BaseRefError(f"--chunkeval-base {ref}: no such commit or ref in {top.stdout.strip()}{hint}")
+    return out.stdout.strip()
+
+
+def _command(req: BaseRequest, base_root: Path, suites: list[str], report: Path) -> list[str]:
+    cmd = [
+        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(base_root),
+        "--chunkeval", "-m", "chunkeval", "--chunkeval-no-progress",
+        f"--chunkeval-report={report}", f"--chunkeval-db={req.db_uri}", f"--chunkeval-k={req.k}",
+        f"--chunkeval-retrieval={req.retrieval}", f"--chunkeval-baseline={req.baseline}",
+        "-o", f"chunkeval_cache_dir={req.cache_dir}",
+        "-o", "chunkeval_base=",  # the base's own ini must not ask for a base of its own
+    ]
+    if req.model:
+        model = Path(req.model).expanduser()
+        cmd.append(f"--chunkeval-model={(req.root / model) if (req.root / model).exists() else req.model}")
+    if req.device:
+        cmd.append(f"--chunkeval-device={req.device}")
+    return [*cmd, *suites]
+
+
+def evaluate_base(req: BaseRequest, say: Callable[[str], None] = lambda s: None) -> BaseEvaluation:
+    """Check out ``req.ref`` in a temporary worktree, evaluate the same suites there, return its report.
+
+    The worktree is removed afterwards whatever happens; the subprocess's log is kept in the cache folder when it
+    fails, and its tail is in the error.
+    """
+    commit = resolve_commit(req.root, req.ref)
+    top = Path(_git(req.root, "rev-parse", "--show-toplevel").stdout.strip()).resolve()
+    start = time.perf_counter()
+    tmp = Path(tempfile.mkdtemp(prefix="chunkeval-base-"))
+    tree = tmp / "tree"
+    try:
+        added = _git(top, "worktree", "add", "--detach", "--quiet", str(tree), commit)
+        if added.returncode != 0:
+            raise BaseRefError(f"--chunkeval-base {req.ref}: git worktree add failed: {added.stderr.strip()}")
+        base_root = tree / req.root.resolve().relative_to(top)
+        suites, missing = [], []
+        for key in req.suites:
+            path = Path(key) if Path(key).is_absolute() else base_root / key
+            (suites if path.is_file() else missing).append(str(path) if path.is_file() else key)
+        report_path = tmp / "base-report.json"
+        if not suites:
+            return BaseEvaluation(req.ref, commit, {"suites": {}}, missing, time.perf_counter() - start)
+        say(f"[chunkeval] evaluating base {req.ref} ({commit[:10]}) in a temporary worktree: {len(suites)} suite(s)\n")
+        env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(base_root), env.get("PYTHONPATH", "")) if p)
+        env.setdefault("LANCEDB_LOG", "error")
+        proc = subprocess.run(_command(req, base_root, suites, report_path), cwd=base_root, env=env,
+                              capture_output=True, text=True)
+        output = proc.stdout + proc.stderr
+        # 0: all passed, 1: some items failed (misses on base are normal); anything else means no usable report.
+        if proc.returncode not in (0, 1) or not report_path.is_file():
+            req.cache_dir.mkdir(parents=True, exist_ok=True)
+            log = req.cache_dir / f"base-{commit[:10]}.log"
+            log.write_text(output, "utf-8")
+            tail = "\n".join(output.strip().splitlines()[-25:])
+            raise BaseRefError(
+                f"--chunkeval-base {req.ref} ({commit[:10]}): the base evaluation exited {proc.returncode} without a "
+                f"report; full log: {log}\n{tail}"
+            )
+        report = json.loads(report_path.read_text("utf-8"))
+        result = BaseEvaluation(req.ref, commit, report, missing, time.perf_counter() - start)
+        say(f"[chunkeval] base {req.ref} evaluated in {result.seconds:.0f}s, embedded {result.embedded} texts\n")
+        return result
+    finally:
+        _git(top, "worktree", "remove", "--force", str(tree))
+        shutil.rmtree(tmp, ignore_errors=True)
+        _git(top, "worktree", "prune")

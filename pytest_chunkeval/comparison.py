@@ -1,0 +1,296 @@
+"""Head against base: the same strategy on the same suite, before and after a change, paired query by query.
+
+This is the pull-request question ("did this change make retrieval worse?"), not the adoption question the gates
+answer ("is this strategy better than the baseline?"). Base is either the suites evaluated at a git ref
+(``--chunkeval-base``) or a stored report (``--chunkeval-compare``); both arrive as :class:`~results.SuiteResult`.
+
+Only queries whose id, text and relevance are equal on both sides are paired; added, removed and changed queries are
+listed and left out of the tests, so editing the golden data never reads as a retrieval change.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .results import ChunkSpan, QuerySpec, StrategyResult, SuiteResult
+from .stats import bootstrap_ci, paired_test
+
+METRICS = ("ndcg", "recall", "mrr")
+MODES = ("file", "chunk")
+EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class Policy:
+    """When a head result counts as worse than its base (ini ``chunkeval_regression_*``)."""
+
+    k: int = 10
+    tolerance: float = 0.01  # absolute fall of a mean that is allowed
+    alpha: float | None = 0.05  # the fall must also be significant (paired p < alpha); None: any fall past tolerance
+    size_increase: float = 0.50  # index growth (relative) that fails, as the ADR's gate
+    size_measure: str = "bytes"
+
+
+@dataclass(frozen=True)
+class MetricDelta:
+    mode: str
+    metric: str
+    base: float
+    head: float
+    ci_low: float  # 95 % bootstrap interval of the mean per-query difference (head - base)
+    ci_high: float
+    p_value: float
+    regressed: bool
+
+    @property
+    def delta(self) -> float:
+        return self.head - self.base
+
+
+@dataclass(frozen=True)
+class QueryChange:
+    """A query that one side retrieves (a relevant chunk in the top k) and the other does not."""
+
+    id: str
+    text: str
+    relevant: tuple[Any, ...]
+    base_rank: int | None
+    head_rank: int | None
+    base_chunks: tuple[ChunkSpan, ...]  # chunks of the relevant files that touch the relevant lines, on base
+    head_chunks: tuple[ChunkSpan, ...]
+
+    @property
+    def lost(self) -> bool:
+        return self.base_rank is not None and self.head_rank is None
+
+
+@dataclass
+class StrategyComparison:
+    suite: str
+    strategy: str
+    status: str  # unchanged | changed | new (no base) | removed (no head) | skipped
+    reason: str = ""
+    paired: int = 0
+    deltas: list[MetricDelta] = field(default_factory=list)
+    base_size: float = 0.0
+    head_size: float = 0.0
+    base_chunks: int = 0
+    head_chunks: int = 0
+    size_regressed: bool = False
+    lost: list[QueryChange] = field(default_factory=list)
+    gained: list[QueryChange] = field(default_factory=list)
+    files_rechunked: list[str] = field(default_factory=list)  # corpus files whose chunk boundaries moved
+    new_warnings: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return self.size_regressed or any(d.regressed for d in self.deltas)
+
+    @property
+    def verdict(self) -> str:
+        if self.status != "changed":
+            return self.status
+        return "worse" if self.failed else "ok"
+
+    @property
+    def size_change(self) -> float | None:
+        return (self.head_size - self.base_size) / self.base_size if self.base_size else None
+
+    def delta(self, mode: str, metric: str) -> MetricDelta | None:
+        return next((d for d in self.deltas if d.mode == mode and d.metric == metric), None)
+
+    def problems(self) -> list[str]:
+        out = [
+            f"{d.metric} ({d.mode}) fell {d.base:.4f} -> {d.head:.4f} ({d.delta:+.4f}, 95% CI "
+            f"[{d.ci_low:+.3f}, {d.ci_high:+.3f}], paired p={d.p_value:.3f})"
+            for d in self.deltas
+            if d.regressed
+        ]
+        if self.size_regressed:
+            out.append(f"index grew {self.base_size:.0f} -> {self.head_size:.0f} ({self.size_change:+.0%})")
+        return out
+
+
+@dataclass
+class SuiteComparison:
+    suite: str
+    has_base: bool
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # same id, other text or relevance: not paired
+    strategies: dict[str, StrategyComparison] = field(default_factory=dict)
+
+
+def _metric_deltas(base: StrategyResult, head: StrategyResult, ids: list[str], policy: Policy) -> list[MetricDelta]:
+    out: list[MetricDelta] = []
+    for mode in MODES:
+        for short in METRICS:
+            metric = f"{short}@{policy.k}"
+            try:
+                b = [float(base.queries[q].metrics[mode][metric]) for q in ids]
+                h = [float(head.queries[q].metrics[mode][metric]) for q in ids]
+            except KeyError:
+                continue
+            n = len(ids)
+            mb, mh = (sum(b) / n, sum(h) / n) if n else (0.0, 0.0)
+            diffs = [y - x for x, y in zip(b, h)]
+            low, high = bootstrap_ci(diffs) if n else (0.0, 0.0)
+            p = paired_test(h, b) if n else 1.0
+            fell = mb - mh > policy.tolerance + EPS
+            significant = policy.alpha is None or p < policy.alpha
+            out.append(MetricDelta(mode, metric, mb, mh, low, high, p, fell and significant))
+    return out
+
+
+def _touching(chunks: list[ChunkSpan], spec: QuerySpec) -> tuple[ChunkSpan, ...]:
+    out = []
+    for c in chunks:
+        for r in spec.relevant:
+            if r.path == c.path and (r.lines is None or (c.start_line <= r.lines[1] and r.lines[0] <= c.end_line)):
+                out.append(c)
+                break
+    return tuple(out)
+
+
+def _query_changes(base: StrategyResult, head: StrategyResult, ids: list[str], specs: dict[str, QuerySpec]):
+    lost: list[QueryChange] = []
+    gained: list[QueryChange] = []
+    for q in ids:
+        spec = specs[q]
+        b_rank, h_rank = base.queries[q].hit_rank(spec.relevant), head.queries[q].hit_rank(spec.relevant)
+        if (b_rank is None) == (h_rank is None):
+            continue
+        paths = {r.path for r in spec.relevant}
+        change = QueryChange(
+            q, spec.text, spec.relevant, b_rank, h_rank,
+            _touching([c for c in base.chunks if c.path in paths], spec),
+            _touching([c for c in head.chunks if c.path in paths], spec),
+        )
+        (lost if change.lost else gained).append(change)
+    return lost, gained
+
+
+def _rechunked(base: StrategyResult, head: StrategyResult) -> list[str]:
+    def spans(r: StrategyResult) -> dict[str, list[tuple[int, int, str]]]:
+        out: dict[str, list[tuple[int, int, str]]] = {}
+        for c in r.chunks:
+            out.setdefault(c.path, []).append((c.start_line, c.end_line, c.kind))
+        return out
+
+    b, h = spans(base), spans(head)
+    return sorted(p for p in set(b) | set(h) if b.get(p) != h.get(p))
+
+
+def compare_strategy(
+    base: StrategyResult | None, head: StrategyResult | None, specs: dict[str, QuerySpec], paired: list[str],
+    policy: Policy, suite: str,
+) -> StrategyComparison:
+    name = (head or base).name  # type: ignore[union-attr]
+    if head is None:
+        return StrategyComparison(suite, name, "removed", "evaluated on base, not on head")
+    if base is None:
+        return StrategyComparison(suite, name, "new", "not evaluated on base")
+    if head.skipped or base.skipped:
+        why = f"head: {head.skipped}" if head.skipped else f"base: {base.skipped}"
+        return StrategyComparison(suite, name, "skipped", why)
+    measure = policy.size_measure
+    cmp = StrategyComparison(
+        suite, name, "changed", paired=len(paired),
+        base_size=base.index.measure(measure), head_size=head.index.measure(measure),
+        base_chunks=base.index.chunk_count, head_chunks=head.index.chunk_count,
+    )
+    cmp.deltas = _metric_deltas(base, head, paired, policy)
+    identical_chunks = bool(base.index.digest) and base.index.digest == head.index.digest
+    same_numbers = all(d.base == d.head for d in cmp.deltas) and all(
+        base.queries[q].ranking == head.queries[q].ranking for q in paired
+    )
+    if identical_chunks and same_numbers:
+        cmp.status, cmp.reason = "unchanged", "identical chunks on base and head, identical rankings"
+        return cmp
+    cmp.files_rechunked = _rechunked(base, head)
+    cmp.lost, cmp.gained = _query_changes(base, head, paired, specs)
+    old = set(base.warnings)
+    cmp.new_warnings = [w for w in head.warnings if w not in old]
+    # An empty base index has nothing to grow from: the row says so (no ratio), it never fails on a division by zero.
+    change = cmp.size_change
+    cmp.size_regressed = change is not None and change >= policy.size_increase - EPS
+    return cmp
+
+
+def pairing(base: SuiteResult, head: SuiteResult) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(added, removed, changed, pairable) query ids: only equal id, text and relevance are paired."""
+    b_specs, h_specs = base.queries, head.queries
+    if not b_specs:  # a report written before query sets were stored: pair by id over the queries both scored
+        b_specs = dict(h_specs)
+    added = sorted(q for q in h_specs if q not in b_specs)
+    removed = sorted(q for q in b_specs if q not in h_specs)
+    changed = sorted(q for q in h_specs if q in b_specs and b_specs[q] != h_specs[q])
+    pairable = [q for q in h_specs if q in b_specs and b_specs[q] == h_specs[q]]
+    return added, removed, changed, pairable
+
+
+def compare_one(base: SuiteResult | None, head: SuiteResult, name: str, policy: Policy) -> StrategyComparison:
+    """One strategy of ``head`` against the same name in ``base``."""
+    if base is None:
+        return StrategyComparison(head.key, name, "new", "suite not evaluated on base")
+    pairable = pairing(base, head)[3]
+    b, h = base.strategies.get(name), head.strategies.get(name)
+    paired = [q for q in pairable if b is not None and h is not None and q in b.queries and q in h.queries]
+    return compare_strategy(b, h, head.queries, paired, policy, head.key)
+
+
+def compare_suite(base: SuiteResult | None, head: SuiteResult, policy: Policy) -> SuiteComparison:
+    out = SuiteComparison(head.key, base is not None)
+    names = list(head.strategies)
+    if base is not None:
+        out.added, out.removed, out.changed, _ = pairing(base, head)
+        names += [n for n in base.strategies if n not in head.strategies]
+    out.strategies = {name: compare_one(base, head, name, policy) for name in names}
+    return out
+
+
+def compare_all(base: dict[str, SuiteResult], head: dict[str, SuiteResult], policy: Policy) -> dict[str, SuiteComparison]:
+    return {key: compare_suite(base.get(key), suite, policy) for key, suite in head.items()}
+
+
+# -- JSON ----------------------------------------------------------------------------------------------------------
+
+
+def _change_dict(c: QueryChange) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "query": c.text,
+        "relevant": [{"path": r.path, "lines": list(r.lines) if r.lines else None} for r in c.relevant],
+        "base_rank": c.base_rank,
+        "head_rank": c.head_rank,
+        "base_chunks": [[s.path, s.start_line, s.end_line, s.kind] for s in c.base_chunks],
+        "head_chunks": [[s.path, s.start_line, s.end_line, s.kind] for s in c.head_chunks],
+    }
+
+
+def comparison_dict(cmp: SuiteComparison) -> dict[str, Any]:
+    return {
+        "has_base": cmp.has_base,
+        "queries": {"added": cmp.added, "removed": cmp.removed, "changed": cmp.changed},
+        "strategies": {
+            name: {
+                "status": s.status,
+                "verdict": s.verdict,
+                "reason": s.reason,
+                "paired_queries": s.paired,
+                "metrics": [
+                    {"mode": d.mode, "metric": d.metric, "base": d.base, "head": d.head, "delta": d.delta,
+                     "ci_low": d.ci_low, "ci_high": d.ci_high, "p_value": d.p_value, "regressed": d.regressed}
+                    for d in s.deltas
+                ],
+                "index": {"base": s.base_size, "head": s.head_size, "relative": s.size_change,
+                          "regressed": s.size_regressed, "base_chunks": s.base_chunks, "head_chunks": s.head_chunks},
+                "problems": s.problems(),
+                "lost": [_change_dict(c) for c in s.lost],
+                "gained": [_change_dict(c) for c in s.gained],
+                "files_rechunked": s.files_rechunked,
+                "new_warnings": s.new_warnings,
+            }
+            for name, s in cmp.strategies.items()
+        },
+    }

@@ -1,0 +1,145 @@
+"""The Markdown report: what a reviewer reads in a pull request's job summary, built from the same tables as the
+terminal, plus the detail a terminal has no room for (lost queries and the chunk boundaries that moved).
+
+GitHub refuses a job summary over 1 MiB, so :func:`document` can trim: sections are written in order of importance
+(verdicts first, then the tables, then the details) and what does not fit is replaced by one line saying so.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .comparison import QueryChange, StrategyComparison
+from .report import Summary
+from .tables import (
+    comparison_table,
+    index_table,
+    query_changes_lines,
+    render_markdown,
+    retrieval_table,
+    warning_lines,
+)
+
+STEP_SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB, with room for other steps' lines
+
+
+def _span(relevant: tuple) -> str:
+    return ", ".join(f"{r.path}:{r.lines[0]}-{r.lines[1]}" if r.lines else r.path for r in relevant)
+
+
+def _rank(rank: int | None, k: int) -> str:
+    return f"rank {rank}" if rank is not None else f"not in the top {k}"
+
+
+def _chunks(spans: tuple) -> str:
+    return ", ".join(f"`{s.start_line}-{s.end_line} {s.kind}`" for s in spans) or "none"
+
+
+def _query_lines(q: QueryChange, k: int) -> list[str]:
+    return [
+        f"- `{q.id}` — {q.text}",
+        f"  - relevant: {_span(q.relevant)}; base {_rank(q.base_rank, k)} → head {_rank(q.head_rank, k)}",
+        f"  - chunks over the relevant lines on base: {_chunks(q.base_chunks)}",
+        f"  - … and on head: {_chunks(q.head_chunks)}",
+    ]
+
+
+def _details(summary_line: str, body: list[str]) -> str:
+    return "\n".join(["<details>", f"<summary>{summary_line}</summary>", "", *body, "", "</details>", ""])
+
+
+def _strategy_details(c: StrategyComparison, k: int) -> list[str]:
+    out: list[str] = []
+    if c.lost or c.gained:
+        body = []
+        if c.lost:
+            body += [f"**Lost** ({len(c.lost)}): a relevant chunk was in the top {k} on base and is not on head", ""]
+            for q in c.lost:
+                body += _query_lines(q, k)
+            body.append("")
+        if c.gained:
+            body += [f"**Gained** ({len(c.gained)})", ""]
+            for q in c.gained:
+                body += _query_lines(q, k)
+        out.append(_details(f"{c.strategy}: {len(c.lost)} lost, {len(c.gained)} gained queries", body))
+    if c.files_rechunked:
+        shown = c.files_rechunked[:50]
+        more = [f"- … and {len(c.files_rechunked) - len(shown)} more"] if len(shown) < len(c.files_rechunked) else []
+        out.append(_details(
+            f"{c.strategy}: chunk boundaries moved in {len(c.files_rechunked)} files "
+            f"({c.base_chunks} → {c.head_chunks} chunks); the snapshot diff shows each",
+            [f"- {p}" for p in shown] + more,
+        ))
+    if c.new_warnings:
+        out.append(_details(f"{c.strategy}: {len(c.new_warnings)} warnings new on head",
+                            [f"- {w}" for w in c.new_warnings[:100]]))
+    return out
+
+
+def sections(summary: Summary) -> list[str]:
+    """The document as sections, most important first."""
+    k = summary.k
+    head = [
+        "# pytest-chunkeval report",
+        "",
+        f"model `{summary.model.get('id')}`, {summary.retrieval} retrieval, k={k}; "
+        f"embedded {summary.embedding['embedded']} texts, {summary.embedding['cached']} from cache",
+    ]
+    if summary.base and summary.base.get("ref"):
+        b = summary.base
+        head.append(f"\nCompared with base `{b['ref']}` ({str(b['commit'])[:10]}), evaluated with that commit's own code "
+                    f"in {b['seconds']}s (embedded {b['embedded']} texts, {b['cached']} from cache).")
+    elif summary.base:
+        head.append(f"\nCompared with the stored report `{summary.base.get('report')}`.")
+    out = ["\n".join(head) + "\n"]
+    for key in summary.comparisons:
+        part = ["## Head vs base: " + key, ""]
+        part += render_markdown(comparison_table(summary, key, "file"))
+        part += [f"- {line}" for line in query_changes_lines(summary, key)]
+        for c in summary.comparisons[key].strategies.values():
+            if c.failed:
+                part += [f"- **{c.strategy}**: " + "; ".join(c.problems())]
+        out.append("\n".join(part) + "\n")
+    for key, suite in summary.suites.items():
+        part = [f"## {key}", ""]
+        part += render_markdown(retrieval_table(summary, key))
+        part += render_markdown(index_table(summary, key))
+        warnings = warning_lines(suite, limit=10)
+        if warnings:
+            part.append(_details(f"{len(warnings)} notes: skipped files and strategies, fallbacks, warnings",
+                                 [f"- {w}" for w in warnings]))
+        out.append("\n".join(part) + "\n")
+    for key in summary.comparisons:
+        details = [d for c in summary.comparisons[key].strategies.values() for d in _strategy_details(c, k)]
+        if key in summary.comparisons:
+            chunk_mode = render_markdown(comparison_table(summary, key, "chunk"))
+            details.append(_details("the same comparison in chunk mode", chunk_mode))
+        if details:
+            out.append("\n".join([f"### What changed on {key}", "", *details]))
+    return out
+
+
+def document(summary: Summary, limit: int | None = None) -> str:
+    """The Markdown report; with ``limit`` (bytes), whole sections that do not fit are left out and said so."""
+    parts = sections(summary)
+    if limit is None:
+        return "\n".join(parts)
+    kept: list[str] = []
+    size = 0
+    note = "\n> Trimmed: {n} of {t} sections did not fit GitHub's job-summary limit; the full report is in the " \
+           "chunkeval-report artifact (Markdown and JSON).\n"
+    reserve = len(note.encode("utf-8")) + 32
+    for i, part in enumerate(parts):
+        length = len(part.encode("utf-8")) + 1
+        if size + length + reserve > limit:
+            kept.append(note.format(n=len(parts) - i, t=len(parts)))
+            break
+        kept.append(part)
+        size += length
+    return "\n".join(kept)
+
+
+def append_step_summary(summary: Summary, path: Path, limit: int = STEP_SUMMARY_LIMIT) -> None:
+    """Append to ``$GITHUB_STEP_SUMMARY`` (other steps may have written there too: their bytes count)."""
+    used = path.stat().st_size if path.exists() else 0
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(document(summary, max(limit - used, 4096)))

@@ -1,0 +1,312 @@
+"""The typed results boundary: what one evaluation produced, independent of how it was produced or stored.
+
+Evaluation (:mod:`evaluate`) fills :class:`StrategyRun` objects full of live state (the strategy, every chunk's text,
+timers). Everything downstream — gates, the comparison with a base commit or a stored report, the tables, the
+Markdown, the JSON — reads a :class:`StrategyResult` instead, built either from a run (:meth:`StrategyResult.from_run`)
+or from a JSON report entry (:meth:`StrategyResult.from_entry`). So a stored report and the current run are judged by
+the same code, and no renderer needs the evaluator.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+from .metrics import Relevant, chunk_grade
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .evaluate import StrategyRun
+    from .golden import GoldenSuite
+
+PerQuery = dict[str, dict[str, dict[str, float]]]  # query id -> mode -> metric -> value
+
+
+@dataclass(frozen=True)
+class Interval:
+    mean: float
+    ci_low: float
+    ci_high: float
+    n: int
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Interval":
+        return cls(float(d["mean"]), float(d["ci_low"]), float(d["ci_high"]), int(d.get("n", 0)))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"mean": self.mean, "ci_low": self.ci_low, "ci_high": self.ci_high, "n": self.n}
+
+
+@dataclass(frozen=True)
+class ChunkSpan:
+    id: str
+    path: str
+    start_line: int
+    end_line: int
+    kind: str = "code"
+
+
+@dataclass(frozen=True)
+class RankedChunk:
+    chunk_id: str
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+
+
+@dataclass(frozen=True)
+class QuerySpec:
+    """A golden query as the run saw it: two runs judge a query alike only when text and relevance are equal."""
+
+    id: str
+    text: str
+    relevant: tuple[Relevant, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.text,
+            "relevant": [
+                {"path": r.path, **({"lines": list(r.lines)} if r.lines else {}), "grade": r.grade} for r in self.relevant
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, qid: str, d: Mapping[str, Any]) -> "QuerySpec":
+        rel = tuple(
+            Relevant(r["path"], tuple(r["lines"]) if r.get("lines") else None, int(r.get("grade", 1)))  # type: ignore[arg-type]
+            for r in d.get("relevant", [])
+        )
+        return cls(qid, str(d.get("query", "")), rel)
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    id: str
+    hit: bool
+    ranking: tuple[RankedChunk, ...]
+    metrics: Mapping[str, Mapping[str, float]]
+
+    def hit_rank(self, relevant: tuple[Relevant, ...]) -> int | None:
+        """1-based rank of the first retrieved chunk that overlaps a relevant item (the query item's criterion)."""
+        for i, r in enumerate(self.ranking, 1):
+            if chunk_grade(r.path, r.start_line, r.end_line, relevant):
+                return i
+        return None
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    table: str = ""
+    fingerprint: str = ""
+    reused: bool = False
+    bytes: int = 0
+    chunk_count: int = 0
+    text_bytes: int = 0
+    chunk_seconds: float = 0.0
+    build_seconds: float = 0.0
+    embedded: int = 0
+    cached: int = 0
+    digest: str = ""  # sha256 of every chunk's position and text: equal digests mean identical chunks
+
+    def measure(self, name: str) -> float:
+        return float(getattr(self, name))
+
+
+def chunks_digest(chunks: Any) -> str:
+    h = hashlib.sha256()
+    for cid, c in chunks:
+        h.update(f"{cid}\0{c.path}\0{c.start_line}\0{c.end_line}\0{c.kind}\0".encode("utf-8"))
+        h.update(c.text.encode("utf-8") + b"\0")
+    return h.hexdigest()
+
+
+@dataclass
+class StrategyResult:
+    """One strategy on one suite: what every judge and renderer reads."""
+
+    suite: str
+    name: str
+    skipped: str | None = None
+    files: int = 0
+    chunks: tuple[ChunkSpan, ...] = ()
+    index: IndexInfo = field(default_factory=IndexInfo)
+    means: dict[str, dict[str, float]] = field(default_factory=dict)  # mode -> metric -> mean over queries
+    intervals: dict[str, dict[str, Interval]] = field(default_factory=dict)
+    queries: dict[str, QueryResult] = field(default_factory=dict)
+    quality: dict[str, Any] = field(default_factory=dict)
+    strategy_stats: dict[str, Any] = field(default_factory=dict)
+    fallbacks: tuple[str, ...] = ()
+
+    @property
+    def warnings(self) -> list[str]:
+        return [str(w) for w in (self.strategy_stats.get("warnings") or [])]
+
+    @property
+    def misses(self) -> int:
+        return sum(1 for q in self.queries.values() if not q.hit)
+
+    def per_query(self) -> PerQuery:
+        return {qid: {m: dict(v) for m, v in q.metrics.items()} for qid, q in self.queries.items()}
+
+    def chunks_of(self, path: str) -> list[ChunkSpan]:
+        return [c for c in self.chunks if c.path == path]
+
+    # -- construction ----------------------------------------------------------------------------------------
+    @classmethod
+    def from_run(cls, run: "StrategyRun", suite_key: str) -> "StrategyResult":
+        if run.skipped:
+            return cls(suite_key, run.name, skipped=run.skipped)
+        index = IndexInfo(
+            table=run.table, fingerprint=run.fingerprint, reused=run.reused, bytes=run.index_bytes,
+            chunk_count=len(run.chunks), text_bytes=run.text_bytes, chunk_seconds=round(run.chunk_seconds, 4),
+            build_seconds=round(run.build_seconds, 4), embedded=run.embed.embedded, cached=run.embed.cached,
+            digest=chunks_digest(run.chunks),
+        )
+        intervals = {
+            mode: {m: Interval.from_dict(s) for m, s in metrics.items()} for mode, metrics in run.aggregate.items()
+        }
+        queries = {
+            qid: QueryResult(
+                qid, o.hit,
+                tuple(RankedChunk(r.chunk_id, r.path, r.start_line, r.end_line, r.score) for r in o.ranking),
+                o.metrics,
+            )
+            for qid, o in run.outcomes.items()
+        }
+        return cls(
+            suite=suite_key, name=run.name, files=run.files_handled,
+            chunks=tuple(ChunkSpan(cid, c.path, c.start_line, c.end_line, c.kind) for cid, c in run.chunks),
+            index=index, means={mode: {m: iv.mean for m, iv in ms.items()} for mode, ms in intervals.items()},
+            intervals=intervals, queries=queries, quality=run.quality.as_dict() if run.quality else {},
+            strategy_stats=dict(run.strategy_stats), fallbacks=tuple(run.fallbacks),
+        )
+
+    @classmethod
+    def from_entry(cls, suite_key: str, name: str, entry: Mapping[str, Any]) -> "StrategyResult":
+        """From a JSON report entry; tolerant of older reports that lack newer fields."""
+        if entry.get("skipped"):
+            return cls(suite_key, name, skipped=str(entry["skipped"]))
+        known = IndexInfo.__dataclass_fields__
+        index = IndexInfo(**{k: v for k, v in (entry.get("index") or {}).items() if k in known})
+        intervals = {
+            mode: {m: Interval.from_dict(s) for m, s in metrics.items()}
+            for mode, metrics in (entry.get("intervals") or {}).items()
+        }
+        queries = {
+            str(qid): QueryResult(
+                str(qid), bool(q.get("hit")),
+                tuple(RankedChunk(r["chunk_id"], r["path"], int(r["start_line"]), int(r["end_line"]), float(r["score"]))
+                      for r in q.get("ranking", [])),
+                q.get("metrics", {}),
+            )
+            for qid, q in (entry.get("queries") or {}).items()
+        }
+        return cls(
+            suite=suite_key, name=name, files=int(entry.get("files", 0)),
+            chunks=tuple(ChunkSpan(c["id"], c["path"], int(c["start_line"]), int(c["end_line"]), c.get("kind", "code"))
+                         for c in entry.get("chunks", [])),
+            index=index, means={mode: dict(v) for mode, v in (entry.get("aggregate") or {}).items()},
+            intervals=intervals, queries=queries, quality=dict(entry.get("quality") or {}),
+            strategy_stats=dict(entry.get("strategy_stats") or {}), fallbacks=tuple(entry.get("fallbacks") or ()),
+        )
+
+    def to_entry(self) -> dict[str, Any]:
+        """The JSON report entry (``aggregate`` = means, ``intervals`` = means with their bootstrap interval)."""
+        if self.skipped:
+            return {"skipped": self.skipped}
+        return {
+            "skipped": None,
+            "files": self.files,
+            "chunks": [
+                {"id": c.id, "path": c.path, "start_line": c.start_line, "end_line": c.end_line, "kind": c.kind}
+                for c in self.chunks
+            ],
+            "index": {name: getattr(self.index, name) for name in IndexInfo.__dataclass_fields__},
+            "aggregate": self.means,
+            "quality": self.quality,
+            "strategy_stats": self.strategy_stats,
+            "fallbacks": list(self.fallbacks),
+            "intervals": {mode: {m: iv.as_dict() for m, iv in ms.items()} for mode, ms in self.intervals.items()},
+            "queries": {
+                qid: {
+                    "hit": q.hit,
+                    "ranking": [
+                        {"chunk_id": r.chunk_id, "path": r.path, "start_line": r.start_line, "end_line": r.end_line,
+                         "score": r.score}
+                        for r in q.ranking
+                    ],
+                    "metrics": q.metrics,
+                }
+                for qid, q in self.queries.items()
+            },
+        }
+
+
+@dataclass
+class SuiteResult:
+    """One golden suite: its inputs as the run saw them, and every strategy's result on it."""
+
+    key: str  # the golden file relative to the project root: how reports and comparisons name a suite
+    name: str
+    corpus: str
+    files: int
+    skipped_files: dict[str, str]
+    queries: dict[str, QuerySpec]
+    strategies: dict[str, StrategyResult] = field(default_factory=dict)
+
+    @classmethod
+    def from_suite(cls, key: str, suite: "GoldenSuite", corpus_key: str) -> "SuiteResult":
+        return cls(
+            key, suite.name, corpus_key, len(suite.corpus.files), dict(suite.corpus.skipped),
+            {q.id: QuerySpec(q.id, q.text, tuple(q.relevant)) for q in suite.queries},
+        )
+
+    @classmethod
+    def from_entry(cls, key: str, entry: Mapping[str, Any]) -> "SuiteResult":
+        specs = entry.get("query_set") or {}
+        suite = cls(
+            key, str(entry.get("name", "")), str(entry.get("corpus", "")), int(entry.get("files", 0)),
+            dict(entry.get("skipped_files") or {}), {str(q): QuerySpec.from_dict(str(q), d) for q, d in specs.items()},
+        )
+        suite.strategies = {
+            name: StrategyResult.from_entry(key, name, s) for name, s in (entry.get("strategies") or {}).items()
+        }
+        return suite
+
+    def to_entry(self) -> dict[str, Any]:
+        return {
+            "golden": self.key,
+            "name": self.name,
+            "corpus": self.corpus,
+            "files": self.files,
+            "skipped_files": self.skipped_files,
+            "queries": len(self.queries),
+            "query_set": {qid: q.as_dict() for qid, q in self.queries.items()},
+            "strategies": {name: s.to_entry() for name, s in self.strategies.items()},
+        }
+
+
+def suites_from_report(report: Mapping[str, Any]) -> dict[str, SuiteResult]:
+    return {key: SuiteResult.from_entry(key, entry) for key, entry in (report.get("suites") or {}).items()}
+
+
+def suite_key(path: "Path", root: "Path") -> str:
+    """How reports name a suite: its golden file relative to the project root (absolute when outside it)."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.resolve().as_posix()
+
+
+def collect(runs: "Iterable[StrategyRun]", root: "Path", baseline: str) -> dict[str, SuiteResult]:
+    """Typed results of every run, by suite; the baseline first, then by name, so tables read "baseline, then the
+    rest against it"."""
+    suites: dict[str, SuiteResult] = {}
+    for run in sorted(runs, key=lambda r: (str(r.suite.path.resolve()), r.name != baseline, r.name)):
+        key = suite_key(run.suite.path, root)
+        if key not in suites:
+            suites[key] = SuiteResult.from_suite(key, run.suite, suite_key(run.suite.corpus_dir, root))
+        suites[key].strategies[run.name] = StrategyResult.from_run(run, key)
+    return suites

@@ -1,0 +1,234 @@
+"""One row model for every table a person reads, rendered to the terminal (rich) and to Markdown alike.
+
+A table is built once from a :class:`~report.Summary` — cells are final strings — so the terminal, the Markdown report
+and the GitHub job summary can never disagree about a number.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .comparison import MetricDelta, StrategyComparison
+from .report import Summary
+from .results import StrategyResult, SuiteResult
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    right: set[int] = field(default_factory=set)  # indices of right-aligned (numeric) columns
+    fold: set[int] = field(default_factory=set)  # indices of columns that may wrap (free text)
+
+
+# -- builders ----------------------------------------------------------------------------------------------------
+
+
+def _ci(summary: Summary, s: StrategyResult, mode: str, metric: str) -> str:
+    iv = s.intervals.get(mode, {}).get(metric)
+    return f"{iv.mean:.3f} [{iv.ci_low:.2f}–{iv.ci_high:.2f}]" if iv else f"{s.means[mode][metric]:.3f}"
+
+
+def _gates_cell(summary: Summary, key: str, name: str) -> str:
+    gates = summary.gates(key, name)
+    if not gates:
+        return "—"
+    failed = [g.name.split("-")[0 if g.name != "index-size" else 1] for g in gates if not g.passed]
+    return "pass" if not failed else "fail: " + ",".join(failed)
+
+
+def retrieval_table(summary: Summary, key: str) -> Table:
+    suite, k = summary.suites[key], summary.k
+    nd, rc, mr = f"ndcg@{k}", f"recall@{k}", f"mrr@{k}"
+    t = Table(
+        f"{key} — {suite.files} files, {len(suite.queries)} queries, {summary.retrieval} retrieval, k={k}",
+        ["strategy", f"NDCG@{k} file [95% CI]", f"R@{k} file", f"MRR@{k} file", f"NDCG@{k} chunk", f"R@{k} chunk",
+         f"MRR@{k} chunk", f"ΔNDCG vs {summary.baseline} (p)", "misses", "gates"],
+        right=set(range(1, 9)),
+    )
+    for name, s in suite.strategies.items():
+        if s.skipped:
+            continue  # listed under the tables, where the reason has room
+        vs = summary.vs_baseline(key, name).get("file", {}).get(nd)
+        if name == summary.baseline:
+            delta = "—"
+        elif vs and vs["relative"] is not None:
+            delta = f"{vs['relative']:+.1%} (p={vs['p_value']:.3f})"
+        else:
+            delta = ""
+        m = s.means
+        t.rows.append([
+            name, _ci(summary, s, "file", nd), f"{m['file'][rc]:.3f}", f"{m['file'][mr]:.3f}", f"{m['chunk'][nd]:.3f}",
+            f"{m['chunk'][rc]:.3f}", f"{m['chunk'][mr]:.3f}", delta, str(s.misses), _gates_cell(summary, key, name),
+        ])
+    return t
+
+
+def _notes(s: StrategyResult) -> str:
+    parts: list[str] = []
+    for key, value in s.strategy_stats.items():
+        # Zero counters and repeats of the table's own columns are noise; what is left is worth reading.
+        if key in ("files", "chunks") or isinstance(value, bool) or not value:
+            continue
+        if isinstance(value, (int, float, str)):
+            parts.append(f"{key}={value}")
+        elif isinstance(value, list):
+            parts.append(f"{key}={len(value)}")
+    if s.fallbacks:
+        parts.append(f"fallback files={len(s.fallbacks)}")
+    return ", ".join(parts)
+
+
+def index_table(summary: Summary, key: str) -> Table:
+    suite = summary.suites[key]
+    base = suite.strategies.get(summary.baseline)
+    base_bytes = base.index.bytes if base is not None and not base.skipped else 0
+    window = summary.model.get("max_tokens", "?")
+    t = Table(
+        f"{key} — chunks and index",
+        ["strategy", "files", "chunks", f">{window} tok", "tiny", "lossless", "index KB", "Δsize", "build s", "embedded",
+         "cached", "notes"],
+        right=set(range(1, 11)), fold={11},
+    )
+    for name, s in suite.strategies.items():
+        if s.skipped:
+            continue
+        q, idx = s.quality, s.index
+        if q.get("claims_lossless"):
+            lossless = "yes" if q.get("uncovered_lines") == 0 else f"no ({q.get('line_coverage', 0):.1%})"
+        else:
+            lossless = "n/a"
+        dsize = f"{idx.bytes / base_bytes - 1:+.0%}" if base_bytes and name != summary.baseline else "—"
+        t.rows.append([
+            name, str(s.files), str(idx.chunk_count), f"{q.get('over_window_share', 0):.0%}",
+            f"{q.get('tiny_share', 0):.0%}", lossless, f"{idx.bytes / 1024:.0f}", dsize, f"{idx.build_seconds:.1f}",
+            str(idx.embedded), "reused index" if idx.reused else str(idx.cached), _notes(s),
+        ])
+    return t
+
+
+def _delta_cells(d: MetricDelta | None, unchanged: bool) -> list[str]:
+    if d is None:
+        return ["—", "—", "—"]
+    if unchanged:
+        return [f"{d.head:.3f} (same)", "—", "—"]
+    mark = " ▼" if d.regressed else ""
+    return [f"{d.base:.3f} → {d.head:.3f}{mark}", f"{d.delta:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]", f"{d.p_value:.3f}"]
+
+
+def _verdict_cell(c: StrategyComparison) -> str:
+    if c.status == "unchanged":
+        return "unchanged"
+    if c.status != "changed":
+        return f"{c.status}: {c.reason}"
+    lost = f", lost {len(c.lost)}" if c.lost else ""
+    gained = f", gained {len(c.gained)}" if c.gained else ""
+    return ("FAIL" if c.failed else "ok") + lost + gained
+
+
+def comparison_table(summary: Summary, key: str, mode: str = "file") -> Table:
+    """``strategy | base → head`` per metric with Δ, its interval and p | index and chunks Δ | verdict."""
+    cmp, k = summary.comparisons[key], summary.k
+    against = (summary.base or {}).get("ref") or (summary.base or {}).get("report") or "base"
+    columns = ["strategy"]
+    for label in (f"NDCG@{k}", f"R@{k}", f"MRR@{k}"):
+        columns += [f"{label} base → head", "Δ [95% CI]", "p"]
+    t = Table(
+        f"{key} — head vs {against}, {mode} mode (Δ = head − base over paired queries; ▼ fails the check)",
+        [*columns, "index Δ", "chunks", "verdict"], right=set(range(1, 12)),
+    )
+    for name, c in cmp.strategies.items():
+        if c.status in ("changed", "unchanged"):
+            size = f"{c.size_change:+.1%}" if c.size_change is not None else "—"
+            if c.size_regressed:
+                size += " ▼"
+            cells = [cell for m in ("ndcg", "recall", "mrr")
+                     for cell in _delta_cells(c.delta(mode, f"{m}@{k}"), c.status == "unchanged")]
+            t.rows.append([name, *cells, size, f"{c.base_chunks} → {c.head_chunks}", _verdict_cell(c)])
+        else:
+            t.rows.append([name, *["—"] * 11, _verdict_cell(c)])
+    return t
+
+
+def warning_lines(suite: SuiteResult, limit: int = 5) -> list[str]:
+    """What went wrong but did not stop the run: skipped corpus files, skipped strategies, fallbacks, warnings."""
+    lines = [f"skipped corpus file {p}: {why}" for p, why in sorted(suite.skipped_files.items())]
+    lines += [f"{name}: skipped: {s.skipped}" for name, s in suite.strategies.items() if s.skipped]
+    for name, s in suite.strategies.items():
+        notes = [*(f"fallback: {f}" for f in s.fallbacks), *s.warnings]
+        lines += [f"{name}: {n}" for n in notes[:limit]]
+        if len(notes) > limit:
+            lines.append(f"{name}: … and {len(notes) - limit} more (see the JSON report)")
+    return lines
+
+
+def query_changes_lines(summary: Summary, key: str, limit: int | None = None) -> list[str]:
+    """Added/removed/changed golden queries (never paired), as one line each."""
+    cmp = summary.comparisons[key]
+    out = []
+    for label, ids in (("added", cmp.added), ("removed", cmp.removed), ("changed (text or relevance)", cmp.changed)):
+        if ids:
+            shown = ids if limit is None else ids[:limit]
+            more = f" … and {len(ids) - len(shown)} more" if len(shown) < len(ids) else ""
+            out.append(f"queries {label} since base, left out of the paired tests: {', '.join(shown)}{more}")
+    return out
+
+
+# -- renderers ---------------------------------------------------------------------------------------------------
+
+
+def render_text(tables: list[Table | str], width: int = 160) -> str:
+    """Plain-text tables (no colour codes: this lands in CI logs too); strings in the list are printed as lines."""
+    from io import StringIO
+
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    buf = StringIO()
+    # Tables take their natural width (never truncated: a cut number is worse than a long line in a CI log).
+    console = Console(file=buf, width=max(width, 400), color_system=None, force_terminal=False, soft_wrap=False)
+    for item in tables:
+        if isinstance(item, str):
+            console.print(item, highlight=False, markup=False)
+            continue
+        rt = RichTable(title=item.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        for i, col in enumerate(item.columns):
+            rt.add_column(col, justify="right" if i in item.right else "left",
+                          no_wrap=i not in item.fold, overflow="fold" if i in item.fold else "ellipsis")
+        for row in item.rows:
+            rt.add_row(*row)
+        console.print(rt)
+    return buf.getvalue()
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(table: Table, heading: str = "") -> list[str]:
+    lines = [f"{heading}{table.title}", ""] if heading else [f"**{_md_cell(table.title)}**", ""]
+    lines.append("| " + " | ".join(_md_cell(c) for c in table.columns) + " |")
+    lines.append("|" + "|".join("---:" if i in table.right else "---" for i in range(len(table.columns))) + "|")
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
+    return [*lines, ""]
+
+
+def summary_text(summary: Summary, width: int = 160) -> str:
+    """The terminal summary: per suite the retrieval and index tables, warnings, and the comparison if any."""
+    items: list[Any] = []
+    for key, suite in summary.suites.items():
+        items += [retrieval_table(summary, key), index_table(summary, key), *warning_lines(suite)]
+        if key in summary.comparisons:
+            items += [comparison_table(summary, key), *query_changes_lines(summary, key, limit=20)]
+            for c in summary.comparisons[key].strategies.values():
+                items += [f"{c.strategy}: lost on head: {q.id} (rank {q.base_rank} → none)" for q in c.lost[:10]]
+        items.append("")
+    emb = summary.embedding
+    items.append(f"embedded {emb['embedded']} texts, {emb['cached']} from cache (model {summary.model.get('id')})")
+    if summary.base and summary.base.get("ref"):
+        b = summary.base
+        items.append(f"base {b['ref']} ({str(b['commit'])[:10]}): evaluated in a temporary worktree in {b['seconds']}s, "
+                     f"embedded {b['embedded']} texts, {b['cached']} from cache")
+    return render_text(items, width)
