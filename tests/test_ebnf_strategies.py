@@ -1,5 +1,9 @@
 """ebnf_metadata and ebnf_full: one chunk per file, AST summary as header/metadata or the AST as text, honest
-lossless flags, parse failures counted and recovered (plain-text fallback), never a crash."""
+lossless flags, parse failures counted and recovered (plain-text fallback), never a crash.
+
+Both chunkers run on a frozen, test-owned grammar (tests/data/avap_fixture/avap.lark), not the shipped
+strategies/avap.lark, so a pull request that changes the shipped grammar on purpose fails only the chunk snapshots
+(tests/test_chunk_snapshots.py); whether the shipped grammar still parses the corpus is tests/test_avap_grammar.py's."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,7 +14,8 @@ from pytest_chunkeval.chunking.lark_strategies import EbnfFullChunker, EbnfMetad
 from pytest_chunkeval.chunking.render_summary import MAX_HEADER_CHARS, render_header, render_tags
 
 ROOT = Path(__file__).resolve().parents[1]
-GRAMMAR = ROOT / "strategies" / "avap.lark"
+# Frozen copy of the shipped grammar as of these tests; never sync it with strategies/ (see its README).
+GRAMMAR = ROOT / "tests" / "data" / "avap_fixture" / "avap.lark"
 CORPUS = ROOT / "golden" / "avap" / "corpus"
 BAD = ROOT / "tests" / "data" / "avap_bad"
 
