@@ -1,0 +1,163 @@
+"""Head against base on hand-made results: pairing, verdicts, and what the reviewer reads (no model, no database)."""
+from __future__ import annotations
+
+import json
+
+from pytest_chunkeval.comparison import Policy, compare_suite, comparison_dict
+from pytest_chunkeval.gates import Thresholds
+from pytest_chunkeval.markdown import document
+from pytest_chunkeval.metrics import Relevant
+from pytest_chunkeval.report import Summary, build_report
+from pytest_chunkeval.results import (
+    ChunkSpan,
+    IndexInfo,
+    QueryResult,
+    QuerySpec,
+    RankedChunk,
+    StrategyResult,
+    SuiteResult,
+    suites_from_report,
+)
+from pytest_chunkeval.tables import comparison_table, render_text
+
+K = 10
+
+
+def spec(qid: str, path: str = "a.py", lines: tuple[int, int] = (1, 5), text: str | None = None) -> QuerySpec:
+    return QuerySpec(qid, text or f"where is {qid}", (Relevant(path, lines, 1),))
+
+
+def result(name: str, scores: dict[str, float], chunks: tuple[ChunkSpan, ...], size: int = 1000,
+           digest: str = "d", hits: dict[str, int | None] | None = None) -> StrategyResult:
+    """A strategy whose every metric of query q equals ``scores[q]``; ``hits`` puts a relevant chunk at that rank."""
+    queries = {}
+    for q, v in scores.items():
+        rank = (hits or {}).get(q, 1 if v > 0 else None)
+        ranking = tuple(RankedChunk(f"z#{i}", "z.py", 1, 2, 1.0 / i) for i in range(1, K + 1))
+        if rank is not None:
+            ranking = ranking[: rank - 1] + (RankedChunk("a#0", "a.py", 1, 5, 1.0),) + ranking[rank:]
+        metrics = {mode: {f"{m}@{K}": v for m in ("ndcg", "recall", "mrr")} for mode in ("file", "chunk")}
+        queries[q] = QueryResult(q, rank is not None, ranking, metrics)
+    means = {mode: {f"{m}@{K}": sum(scores.values()) / len(scores) for m in ("ndcg", "recall", "mrr")}
+             for mode in ("file", "chunk")}
+    return StrategyResult("s.yaml", name, files=2, chunks=chunks, queries=queries, means=means,
+                          index=IndexInfo(bytes=size, chunk_count=len(chunks), digest=digest))
+
+
+def suite(specs: list[QuerySpec], *strategies: StrategyResult) -> SuiteResult:
+    return SuiteResult("s.yaml", "s", "corpus", 2, {}, {q.id: q for q in specs}, {s.name: s for s in strategies})
+
+
+CHUNKS = (ChunkSpan("a#0", "a.py", 1, 5, "function"), ChunkSpan("a#1", "a.py", 6, 9, "function"))
+SPECS = [spec(f"q{i}") for i in range(30)]
+
+
+def test_identical_chunks_and_rankings_are_unchanged() -> None:
+    scores = {q.id: 1.0 if i % 3 else 0.0 for i, q in enumerate(SPECS)}
+    base = suite(SPECS, result("ast", scores, CHUNKS))
+    head = suite(SPECS, result("ast", scores, CHUNKS))
+    cmp = compare_suite(base, head, Policy()).strategies["ast"]
+    assert cmp.status == "unchanged" and cmp.verdict == "unchanged" and not cmp.failed and cmp.paired == 30
+
+
+def test_a_significant_fall_fails_and_names_lost_queries_with_the_chunks_that_moved() -> None:
+    base_scores = {q.id: 1.0 for q in SPECS}
+    head_scores = {q.id: 0.0 if i < 12 else 1.0 for i, q in enumerate(SPECS)}
+    moved = (ChunkSpan("a#0", "a.py", 1, 3, "block"), ChunkSpan("a#1", "a.py", 4, 9, "block"))
+    base = suite(SPECS, result("ast", base_scores, CHUNKS, digest="x"))
+    head = suite(SPECS, result("ast", head_scores, moved, digest="y"))
+    cmp = compare_suite(base, head, Policy()).strategies["ast"]
+    ndcg = cmp.delta("file", "ndcg@10")
+    assert ndcg is not None and ndcg.regressed and ndcg.delta == -0.4 and ndcg.p_value < 0.05
+    assert ndcg.ci_high < 0 and cmp.verdict == "worse"
+    assert [q.id for q in cmp.lost] == [f"q{i}" for i in range(12)]
+    lost = cmp.lost[0]
+    assert (lost.base_rank, lost.head_rank) == (1, None)
+    assert [(c.start_line, c.end_line) for c in lost.base_chunks] == [(1, 5)]
+    assert [(c.start_line, c.end_line) for c in lost.head_chunks] == [(1, 3), (4, 9)]
+    assert cmp.files_rechunked == ["a.py"]
+    assert "ndcg@10 (file) fell 1.0000 -> 0.6000" in cmp.problems()[0]
+
+
+def test_a_fall_within_tolerance_or_not_significant_passes_unless_significance_is_off() -> None:
+    few = SPECS[:3]
+    base = suite(few, result("ast", {q.id: 1.0 for q in few}, CHUNKS, digest="x"))
+    head = suite(few, result("ast", {"q0": 0.0, "q1": 1.0, "q2": 1.0}, CHUNKS, digest="y"))
+    assert not compare_suite(base, head, Policy()).strategies["ast"].failed  # 3 queries: p = 1.0
+    assert compare_suite(base, head, Policy(alpha=None)).strategies["ast"].failed
+    assert not compare_suite(base, head, Policy(alpha=None, tolerance=0.5)).strategies["ast"].failed
+
+
+def test_index_growth_fails_at_the_adrs_fifty_percent_and_an_empty_base_never_divides_by_zero() -> None:
+    scores = {q.id: 1.0 for q in SPECS}
+    base = suite(SPECS, result("ast", scores, CHUNKS, size=1000, digest="x"))
+    assert compare_suite(base, suite(SPECS, result("ast", scores, CHUNKS, 1499, "y")), Policy()).strategies["ast"].failed is False
+    grown = compare_suite(base, suite(SPECS, result("ast", scores, CHUNKS, 1500, "y")), Policy()).strategies["ast"]
+    assert grown.size_regressed and "index grew 1000 -> 1500 (+50%)" in grown.problems()
+    empty = suite(SPECS, result("ast", scores, (), size=0, digest="x"))
+    cmp = compare_suite(empty, suite(SPECS, result("ast", scores, CHUNKS, 1500, "y")), Policy()).strategies["ast"]
+    assert cmp.size_change is None and not cmp.size_regressed
+    json.dumps(comparison_dict(compare_suite(empty, suite(SPECS, result("ast", scores, CHUNKS, 1500, "y")), Policy())),
+               allow_nan=False)
+
+
+def test_changed_added_and_removed_queries_are_listed_and_left_out_of_the_pairs() -> None:
+    base_specs = [*SPECS[:5], spec("gone")]
+    head_specs = [spec("q0", text="an edited question"), *SPECS[1:5], spec("new")]
+    base = suite(base_specs, result("ast", {q.id: 1.0 for q in base_specs}, CHUNKS, digest="x"))
+    head = suite(head_specs, result("ast", {"q0": 0.0, **{q.id: 1.0 for q in head_specs[1:]}}, CHUNKS, digest="y"))
+    cmp = compare_suite(base, head, Policy(alpha=None))
+    assert (cmp.changed, cmp.added, cmp.removed) == (["q0"], ["new"], ["gone"])
+    ast = cmp.strategies["ast"]
+    assert ast.paired == 4 and not ast.failed and ast.lost == []  # q0 fell, but it is a different query now
+
+
+def test_strategies_only_on_one_side_are_said_not_compared() -> None:
+    scores = {q.id: 1.0 for q in SPECS}
+    base = suite(SPECS, result("old", scores, CHUNKS))
+    head = suite(SPECS, result("new", scores, CHUNKS))
+    cmp = compare_suite(base, head, Policy()).strategies
+    assert (cmp["new"].status, cmp["old"].status) == ("new", "removed")
+    assert compare_suite(None, head, Policy()).strategies["new"].reason == "suite not evaluated on base"
+
+
+def _summary(base: SuiteResult, head: SuiteResult) -> Summary:
+    return Summary(k=K, retrieval="hybrid", baseline="ast", model={"id": "m", "max_tokens": 256},
+                   embedding={"embedded": 0, "cached": 60}, suites={"s.yaml": head}, thresholds=Thresholds(),
+                   comparisons={"s.yaml": compare_suite(base, head, Policy())},
+                   base={"ref": "main", "commit": "0123456789abcdef", "seconds": 3.0, "embedded": 0, "cached": 60})
+
+
+def test_markdown_and_terminal_show_the_same_rows_and_the_details_a_reviewer_needs() -> None:
+    base = suite(SPECS, result("ast", {q.id: 1.0 for q in SPECS}, CHUNKS, digest="x"))
+    head = suite(SPECS, result("ast", {q.id: 0.0 if i < 12 else 1.0 for i, q in enumerate(SPECS)},
+                               (ChunkSpan("a#0", "a.py", 1, 9, "file"),), digest="y"))
+    summary = _summary(base, head)
+    md = document(summary)
+    row = comparison_table(summary, "s.yaml").rows[0]
+    assert row[1] == "1.000 → 0.600 ▼" and row[2].startswith("-0.400 [") and row[-1] == "FAIL, lost 12"
+    assert "| ast | 1.000 → 0.600 ▼ |" in md and "Compared with base `main` (0123456789)" in md
+    assert "- `q0` — where is q0" in md and "base rank 1 → head not in the top 10" in md
+    assert "chunks over the relevant lines on base: `1-5 function`" in md and "… and on head: `1-9 file`" in md
+    assert "1.000 → 0.600 ▼" in render_text([comparison_table(summary, "s.yaml")])
+
+
+def test_markdown_is_trimmed_below_a_limit_with_a_note() -> None:
+    many = [spec(f"q{i}") for i in range(400)]
+    base = suite(many, result("ast", {q.id: 1.0 for q in many}, CHUNKS, digest="x"))
+    head = suite(many, result("ast", {q.id: 0.0 if i % 2 else 1.0 for i, q in enumerate(many)}, CHUNKS[:1], digest="y"))
+    summary = _summary(base, head)
+    full = document(summary)
+    trimmed = document(summary, limit=len(full.encode()) // 2)
+    assert len(trimmed.encode()) <= len(full.encode()) // 2
+    assert "Trimmed:" in trimmed and "## Head vs base: s.yaml" in trimmed and "Trimmed:" not in full
+
+
+def test_the_report_round_trips_through_typed_results_and_stays_strict_json() -> None:
+    base = suite(SPECS, result("ast", {q.id: 1.0 for q in SPECS}, CHUNKS, size=0, digest="x"))
+    head = suite(SPECS, result("ast", {q.id: 1.0 for q in SPECS}, CHUNKS, size=0, digest="y"))
+    report = build_report(_summary(base, head), root=__import__("pathlib").Path("."))
+    text = json.dumps(report, allow_nan=False)
+    again = suites_from_report(json.loads(text))["s.yaml"]
+    assert again.queries == head.queries and again.strategies["ast"].per_query() == head.strategies["ast"].per_query()
+    assert again.strategies["ast"].chunks == CHUNKS and again.strategies["ast"].index.digest == "y"

@@ -1,0 +1,83 @@
+"""--chunkeval-base end to end: a real git repository, the base evaluated in a worktree by a real subprocess, the real
+model and LanceDB (the tiny project of test_plugin, so it stays quick)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
+
+pytestmark = pytest.mark.slow
+
+
+def git(p: pytest.Pytester, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", *args], cwd=p.path, check=True, capture_output=True, text=True, env=env).stdout
+
+
+@pytest.fixture
+def repo(project: pytest.Pytester) -> pytest.Pytester:  # noqa: F811
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", ".")
+    git(project, "commit", "-q", "-m", "base")
+    return project
+
+
+def comparison(p: pytest.Pytester) -> dict:
+    report = json.loads((p.path / "chunkeval-report.json").read_text())
+    return report["suites"]["golden/shop/queries.yaml"]["comparison"] | {"base": report["base"]}
+
+
+def test_no_change_is_unchanged_and_the_warm_base_embeds_nothing(repo: pytest.Pytester) -> None:
+    run(repo, "--chunkeval-base=main").assert_outcomes(passed=9, skipped=3)
+    again = run(repo, "--chunkeval-base=main", "--chunkeval-markdown=pr.md")
+    again.assert_outcomes(passed=9, skipped=3)
+    cmp = comparison(repo)
+    assert {s["verdict"] for s in cmp["strategies"].values()} == {"unchanged"}
+    assert cmp["base"]["ref"] == "main" and cmp["base"]["embedded"] == 0
+    assert "unchanged" in (repo.path / "pr.md").read_text()
+    again.stdout.fnmatch_lines(["*base main (*): evaluated in a temporary worktree in *s, embedded 0 texts*"])
+    assert git(repo, "worktree", "list").count("\n") == 1  # the temporary worktree is gone
+
+
+def test_a_worse_strategy_fails_its_vs_base_item_with_what_moved(repo: pytest.Pytester) -> None:
+    path = repo.path / "strategies" / "fixed_size.py"
+    path.write_text(path.read_text().replace("max_chunk_size=120, overlap=20", "max_chunk_size=30, overlap=5"))
+    git(repo, "commit", "-qam", "smaller windows")
+    result = run(repo, "--chunkeval-base=HEAD~1", "-o", "chunkeval_regression_alpha=off", "-k", "vs-base",
+                 "--chunkeval-markdown=pr.md")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "*_ golden/shop/queries.yaml::fixed_size::vs-base _*",
+        "fixed_size got worse than on base HEAD~1 (2 paired queries; a fall counts past 0.01 with no significance*",
+        "*ndcg@10 (chunk) fell *",
+        "chunk boundaries moved in 4 files (9 -> 31 chunks)",
+    ])
+    cmp = comparison(repo)
+    assert cmp["strategies"]["fixed_size"]["verdict"] == "worse"
+    assert cmp["strategies"]["file_level"]["verdict"] == "unchanged"
+    md = (repo.path / "pr.md").read_text()
+    assert "## Head vs base: golden/shop/queries.yaml" in md and "| fixed_size | " in md and "FAIL" in md
+
+
+def test_an_edited_query_is_reported_as_changed_and_not_paired(repo: pytest.Pytester) -> None:
+    golden = repo.path / "golden" / "shop" / "queries.yaml"
+    golden.write_text(golden.read_text().replace("compute the total price of an order after a discount",
+                                                 "what does an order cost once the discount is applied"))
+    git(repo, "commit", "-qam", "reword a query")
+    result = run(repo, "--chunkeval-base=HEAD~1", "-k", "vs-base")
+    result.assert_outcomes(passed=2)
+    cmp = comparison(repo)
+    assert cmp["queries"]["changed"] == ["order-total"]
+    assert {s["paired_queries"] for s in cmp["strategies"].values()} == {1}
+    result.stdout.fnmatch_lines(["*queries changed (text or relevance) since base, left out of the paired tests: order-total*"])
+
+
+def test_an_unknown_ref_is_a_usage_error(repo: pytest.Pytester) -> None:
+    result = run(repo, "--chunkeval-base=no-such-branch")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--chunkeval-base no-such-branch: no such commit or ref in *"])
