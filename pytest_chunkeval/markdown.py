@@ -110,11 +110,8 @@ def sections(summary: Summary) -> list[str]:
         out.append("\n".join(part) + "\n")
     for key in summary.comparisons:
         details = [d for c in summary.comparisons[key].strategies.values() for d in _strategy_details(c, k)]
-        if key in summary.comparisons:
-            chunk_mode = render_markdown(comparison_table(summary, key, "chunk"))
-            details.append(_details("the same comparison in chunk mode", chunk_mode))
-        if details:
-            out.append("\n".join([f"### What changed on {key}", "", *details]))
+        details.append(_details("the same comparison in chunk mode", render_markdown(comparison_table(summary, key, "chunk"))))
+        out.append("\n".join([f"### What changed on {key}", "", *details]))
     return out
 
 

@@ -241,7 +241,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = _state(session.config)
     if state is None:
         return
-    summary = state.summary()
+    summary = state.summary(run_base=exitstatus != pytest.ExitCode.INTERRUPTED)
     if summary is None:
         return
     from .report import build_report, write_json

@@ -257,8 +257,11 @@ class ChunkevalState:
             return self._base.info()
         return None
 
-    def summary(self):  # -> report.Summary, or None when nothing was evaluated
-        """Every result of this session as one typed value, with its comparisons: what every output renders."""
+    def summary(self, run_base: bool = True):  # -> report.Summary, or None when nothing was evaluated
+        """Every result of this session as one typed value, with its comparisons: what every output renders.
+
+        ``run_base=False`` (an interrupted session) compares only with a base that was already evaluated.
+        """
         from .comparison import compare_suite
         from .report import Summary
         from .results import collect
@@ -277,7 +280,7 @@ class ChunkevalState:
             k=o.k, retrieval=o.retrieval, baseline=o.baseline, thresholds=o.thresholds, embedding=totals,
             model={"id": emb.model_id, "sha256": emb.digests, "max_tokens": emb.max_tokens}, suites=suites,
         )
-        if self.comparing:
+        if self.comparing and (run_base or self._base is not None or self.comparing == "report"):
             try:
                 base = self.base_suites()
             except Exception:  # already reported by the comparison items, once
