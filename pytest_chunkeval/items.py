@@ -92,9 +92,23 @@ class EvalItem(pytest.Item):
         return self.parent
 
     def evaluation(self) -> "StrategyRun":
+        """The (memoised) evaluation of this item's strategy on its suite.
+
+        A failed evaluation is reported in full by the first item that asks; every later item of the same
+        evaluation fails with one line pointing there. Re-raising the stored exception would grow its traceback
+        with every item and flood the log.
+        """
         node = self.strategy_node
         state = state_of(self)
-        return state.evaluator().run(node.suite, node.reg, state.strategy(node.reg))
+        key = (node.suite.path.resolve(), node.reg.name)
+        first = state.failed_evaluations.get(key)
+        if first is not None:
+            raise ReportedFailure(f"the evaluation of {node.reg.name} on this suite failed: see {first}")
+        try:
+            return state.evaluator().run(node.suite, node.reg, state.strategy(node.reg))
+        except Exception:
+            state.failed_evaluations[key] = self.nodeid
+            raise
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         # A failure that carries its own report (quality, gate) is shown as written, without a traceback; so is

@@ -136,6 +136,7 @@ class ChunkevalState:
     _base: Any = None  # base_ref.BaseEvaluation, or the BaseRefError that stopped it
     _base_suites: dict[str, Any] | None = None  # suite key -> results.SuiteResult on the base side
     _comparisons: dict[tuple[str, str], Any] = field(default_factory=dict)
+    failed_evaluations: dict[tuple[Path, str], str] = field(default_factory=dict)  # -> item that reported it
     _base_failure_item: str | None = None  # the item that reported a failed base evaluation in full
     failed_items: list[tuple[str, str, str]] = field(default_factory=list)  # (nodeid, golden file, first line)
     _discovered: list[Path] | None = None

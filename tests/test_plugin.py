@@ -334,6 +334,34 @@ def test_a_strategy_that_yields_no_chunks_scores_zero_and_one_that_crashes_falls
     assert nothing["aggregate"]["file"]["ndcg@10"] == 0.0 and nothing["chunks"] == []
 
 
+def test_a_failed_evaluation_is_reported_once_in_full_and_then_by_reference(project: pytest.Pytester) -> None:
+    project.makeconftest(
+        """
+        from pytest_chunkeval import Strategy, strategy
+
+        class Broken(Strategy):
+            name = "broken"
+
+            def chunk(self, path, text):
+                return []
+
+            def stats(self):
+                raise RuntimeError("counter store is gone")
+
+        @strategy
+        def broken():
+            return Broken()
+        """
+    )
+    result = run(project, "-k", "broken")
+    result.assert_outcomes(failed=5)
+    out = result.stdout.str()
+    assert out.count("RuntimeError: counter store is gone") == 1  # in the first item's traceback only
+    assert out.count("the evaluation of broken on this suite failed: see golden/shop/queries.yaml::broken::password-hash") == 4
+    after_first = out[out.index("_ golden/shop/queries.yaml::broken::order-total _"):out.index("short test summary info")]
+    assert len(after_first.splitlines()) == 9  # four items, a header and one line each (+ the summary rule)
+
+
 def test_regression_items_compare_with_a_previous_report(project: pytest.Pytester) -> None:
     run(project).assert_outcomes(passed=7, skipped=3)
     previous = project.path / "main-report.json"
