@@ -109,10 +109,14 @@ def evaluate_base(req: BaseRequest, say: Callable[[str], None] = lambda s: None)
         if added.returncode != 0:
             raise BaseRefError(f"--chunkeval-base {req.ref}: git worktree add failed: {added.stderr.strip()}")
         base_root = tree / req.root.resolve().relative_to(top)
-        suites, missing = [], []
+        suites: list[str] = []
+        missing: list[str] = []  # suites the pull request adds: they have no base
         for key in req.suites:
             path = Path(key) if Path(key).is_absolute() else base_root / key
-            (suites if path.is_file() else missing).append(str(path) if path.is_file() else key)
+            if path.is_file():
+                suites.append(str(path))
+            else:
+                missing.append(key)
         report_path = tmp / "base-report.json"
         if not suites:
             return BaseEvaluation(req.ref, commit, {"suites": {}}, missing, time.perf_counter() - start)
