@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .results import ChunkSpan, QuerySpec, StrategyResult, SuiteResult
+from .results import ChunkSpan, QuerySpec, RankedChunk, StrategyResult, SuiteResult
 from .stats import bootstrap_ci, paired_test
 
 METRICS = ("ndcg", "recall", "mrr")
@@ -58,6 +58,7 @@ class QueryChange:
     head_rank: int | None
     base_chunks: tuple[ChunkSpan, ...]  # chunks of the relevant files that touch the relevant lines, on base
     head_chunks: tuple[ChunkSpan, ...]
+    head_top: tuple[RankedChunk, ...] = ()  # what head ranks first instead: why a query with unmoved chunks was lost
 
     @property
     def lost(self) -> bool:
@@ -165,6 +166,7 @@ def _query_changes(base: StrategyResult, head: StrategyResult, ids: list[str], s
             q, spec.text, spec.relevant, b_rank, h_rank,
             _touching([c for c in base.chunks if c.path in paths], spec),
             _touching([c for c in head.chunks if c.path in paths], spec),
+            head.queries[q].ranking[:3],
         )
         (lost if change.lost else gained).append(change)
     return lost, gained
@@ -191,7 +193,7 @@ def compare_strategy(
     if base is None:
         return StrategyComparison(suite, name, "new", "not evaluated on base")
     if head.skipped or base.skipped:
-        why = f"head: {head.skipped}" if head.skipped else f"base: {base.skipped}"
+        why = f"head: {head.skipped}" if head.skipped else f"base: {base.skipped}"  # the reason, said once per side
         return StrategyComparison(suite, name, "skipped", why)
     measure = policy.size_measure
     cmp = StrategyComparison(
@@ -265,6 +267,7 @@ def _change_dict(c: QueryChange) -> dict[str, Any]:
         "head_rank": c.head_rank,
         "base_chunks": [[s.path, s.start_line, s.end_line, s.kind] for s in c.base_chunks],
         "head_chunks": [[s.path, s.start_line, s.end_line, s.kind] for s in c.head_chunks],
+        "head_top": [[r.path, r.start_line, r.end_line] for r in c.head_top],
     }
 
 

@@ -13,6 +13,7 @@ from .report import Summary
 from .tables import (
     comparison_table,
     index_table,
+    not_compared_lines,
     query_changes_lines,
     render_markdown,
     retrieval_table,
@@ -35,12 +36,18 @@ def _chunks(spans: tuple) -> str:
 
 
 def _query_lines(q: QueryChange, k: int) -> list[str]:
-    return [
+    lines = [
         f"- `{q.id}` — {q.text}",
         f"  - relevant: {_span(q.relevant)}; base {_rank(q.base_rank, k)} → head {_rank(q.head_rank, k)}",
         f"  - chunks over the relevant lines on base: {_chunks(q.base_chunks)}",
-        f"  - … and on head: {_chunks(q.head_chunks)}",
     ]
+    if [(c.path, c.start_line, c.end_line) for c in q.base_chunks] == [(c.path, c.start_line, c.end_line) for c in q.head_chunks]:
+        lines.append("  - … the same on head: other chunks now rank above them")
+    else:
+        lines.append(f"  - … and on head: {_chunks(q.head_chunks)}")
+    if q.lost and q.head_top:
+        lines.append("  - head's top 3: " + ", ".join(f"`{r.path}:{r.start_line}-{r.end_line}`" for r in q.head_top))
+    return lines
 
 
 def _details(summary_line: str, body: list[str]) -> str:
@@ -95,6 +102,7 @@ def sections(summary: Summary) -> list[str]:
         part = ["## Head vs base: " + key, ""]
         part += render_markdown(comparison_table(summary, key, "file"))
         part += [f"- {line}" for line in query_changes_lines(summary, key)]
+        part += [f"- not compared: {line}" for line in not_compared_lines(summary, key)]
         for c in summary.comparisons[key].strategies.values():
             if c.failed:
                 part += [f"- **{c.strategy}**: " + "; ".join(c.problems())]

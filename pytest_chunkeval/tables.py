@@ -146,9 +146,18 @@ def comparison_table(summary: Summary, key: str, mode: str = "file") -> Table:
             cells = [cell for m in ("ndcg", "recall", "mrr")
                      for cell in _delta_cells(c.delta(mode, f"{m}@{k}"), c.status == "unchanged")]
             t.rows.append([name, *cells, size, f"{c.base_chunks} → {c.head_chunks}", _verdict_cell(c)])
-        else:
+        elif c.status != "skipped":  # skipped ones are listed under the table (not_compared_lines)
             t.rows.append([name, *["—"] * 11, _verdict_cell(c)])
     return t
+
+
+def not_compared_lines(summary: Summary, key: str) -> list[str]:
+    """Strategies skipped on either side, grouped by reason, so the table keeps to what was compared."""
+    by_reason: dict[str, list[str]] = {}
+    for name, c in summary.comparisons[key].strategies.items():
+        if c.status == "skipped":
+            by_reason.setdefault(c.reason, []).append(name)
+    return [f"{', '.join(names)} (skipped on {reason})" for reason, names in by_reason.items()]
 
 
 def warning_lines(suite: SuiteResult, limit: int = 5) -> list[str]:
@@ -222,6 +231,7 @@ def summary_text(summary: Summary, width: int = 160) -> str:
         items += [retrieval_table(summary, key), index_table(summary, key), *warning_lines(suite)]
         if key in summary.comparisons:
             items += [comparison_table(summary, key), *query_changes_lines(summary, key, limit=20)]
+            items += [f"not compared: {line}" for line in not_compared_lines(summary, key)]
             for c in summary.comparisons[key].strategies.values():
                 items += [f"{c.strategy}: lost on head: {q.id} (rank {q.base_rank} → none)" for q in c.lost[:10]]
         items.append("")

@@ -76,6 +76,7 @@ def test_a_significant_fall_fails_and_names_lost_queries_with_the_chunks_that_mo
     assert [(c.start_line, c.end_line) for c in lost.base_chunks] == [(1, 5)]
     assert [(c.start_line, c.end_line) for c in lost.head_chunks] == [(1, 3), (4, 9)]
     assert cmp.files_rechunked == ["a.py"]
+    assert [r.path for r in lost.head_top] == ["z.py"] * 3  # what head ranks first instead
     assert "ndcg@10 (file) fell 1.0000 -> 0.6000" in cmp.problems()[0]
 
 
@@ -161,3 +162,11 @@ def test_the_report_round_trips_through_typed_results_and_stays_strict_json() ->
     again = suites_from_report(json.loads(text))["s.yaml"]
     assert again.queries == head.queries and again.strategies["ast"].per_query() == head.strategies["ast"].per_query()
     assert again.strategies["ast"].chunks == CHUNKS and again.strategies["ast"].index.digest == "y"
+
+
+def test_a_query_lost_with_unmoved_chunks_says_others_now_rank_above() -> None:
+    base = suite(SPECS, result("ast", {q.id: 1.0 for q in SPECS}, CHUNKS, digest="x"))
+    head = suite(SPECS, result("ast", {q.id: 0.0 if i < 12 else 1.0 for i, q in enumerate(SPECS)}, CHUNKS, digest="y"))
+    md = document(_summary(base, head))
+    assert "  - … the same on head: other chunks now rank above them" in md
+    assert "  - head's top 3: `z.py:1-2`, `z.py:1-2`, `z.py:1-2`" in md
