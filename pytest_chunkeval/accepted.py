@@ -34,8 +34,17 @@ class AcceptedMisses:
         path = suite_dir / FILE_NAME
         if not path.is_file():
             return cls(path)
-        raw = yaml.safe_load(path.read_text("utf-8")) or {}
-        if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
+        try:
+            raw = yaml.safe_load(path.read_text("utf-8")) or {}
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+            raise ValueError(f"{where}: not valid YAML ({getattr(exc, 'problem', None) or exc}); fix it or delete the "
+                             "file and record again with --chunkeval-accept-misses") from None
+        shape_ok = isinstance(raw, dict) and all(
+            isinstance(v, dict) and all(ids is None or isinstance(ids, list) for ids in v.values()) for v in raw.values()
+        )
+        if not shape_ok:
             raise ValueError(f"{path}: expected a mapping of settings -> strategy -> [query ids]")
         data = {str(s): {str(n): [str(q) for q in (ids or [])] for n, ids in v.items()} for s, v in raw.items()}
         return cls(path, data)

@@ -13,13 +13,19 @@ from types import ModuleType
 from .strategy import Registration, registry
 
 
-def load_strategy_modules(folder: Path) -> list[ModuleType]:
-    """Import every ``*.py`` in ``folder`` (sorted, ``_``-prefixed files skipped) and return the modules."""
+def load_strategy_modules(folder: Path, only_using: str | None = None) -> list[ModuleType]:
+    """Import every ``*.py`` in ``folder`` (sorted, ``_``-prefixed files skipped) and return the modules.
+
+    With ``only_using``, a file whose text does not mention that name is left alone: a folder called
+    ``strategies`` in a project that merely has this plugin installed is that project's business.
+    """
     modules: list[ModuleType] = []
     if not folder.is_dir():
         return modules
     for path in sorted(folder.glob("*.py")):
         if path.name.startswith("_"):
+            continue
+        if only_using is not None and only_using not in path.read_text("utf-8", errors="replace"):
             continue
         mod_name = f"chunkeval_strategies.{path.stem}"
         existing = sys.modules.get(mod_name)

@@ -189,7 +189,7 @@ class Evaluator:
         )
         run.table = table_name(run.suite.name, run.name, run.fingerprint)
         with FileLock(str(lock_path(self.settings.cache_dir / "locks", run.table))):
-            if self.store.exists(run.table):
+            if self.store.verify(run.table, expected_rows=len(run.chunks)):
                 run.reused = True
             else:
                 texts = [c.text for _, c in run.chunks]

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
+import warnings
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
+from .embed import CacheStore, CacheWarning, WarnFn
 from .identifiers import split_words
 
 os.environ.setdefault("LANCEDB_LOG", "error")
@@ -36,40 +40,74 @@ class Hit:
     score: float
 
 
-class RankingCache:
+#: Bump when anything changes what :meth:`IndexStore.search` returns for a table (modes, reranker, tie handling):
+#: cached rankings are keyed by it, so they are never served across a change of the search code.
+SEARCH_VERSION = "1"
+
+
+@lru_cache(maxsize=1)
+def _lancedb_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("lancedb")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+class RankingCache(CacheStore):
     """Search results by (table, mode, depth, query text), in the same SQLite file as the embeddings.
 
     A table name carries the fingerprint of everything that feeds it, and search over a fixed table is
-    deterministic, so a re-run can skip the database entirely; that is most of a warm run's time otherwise.
+    deterministic, so a re-run can skip the database entirely; that is most of a warm run's time otherwise. The key
+    also holds the LanceDB version and :data:`SEARCH_VERSION`: a new LanceDB (its BM25 or RRF) or new search code
+    may rank differently, and a cached ranking must never stand in for that.
     """
-
-    def __init__(self, path: Path) -> None:
-        import sqlite3
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS rankings (key TEXT PRIMARY KEY, hits TEXT)")
-        self._db.commit()
 
     @staticmethod
     def key(table: str, mode: str, depth: int, text: str) -> str:
         import hashlib
 
-        return hashlib.sha256(f"{table}\0{mode}\0{depth}\0{text}".encode("utf-8")).hexdigest()
+        parts = [table, mode, str(depth), text, _lancedb_version(), SEARCH_VERSION]
+        return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
     def get(self, key: str) -> list[Hit] | None:
+        """The cached hits, or None when there are none or the stored value is not a list of [id, score] pairs."""
         import json
 
-        row = self._db.execute("SELECT hits FROM rankings WHERE key = ?", (key,)).fetchone()
-        return None if row is None else [Hit(cid, score) for cid, score in json.loads(row[0])]
+        with self._lock:
+            try:
+                row = self._db.execute("SELECT hits FROM rankings WHERE key = ?", (key,)).fetchone()
+            except sqlite3.DatabaseError as exc:
+                self._recover(exc)
+                return None
+        if row is None:
+            return None
+        try:
+            return [Hit(str(cid), float(score)) for cid, score in json.loads(row[0])]
+        except (TypeError, ValueError) as exc:
+            self._warn(f"cache store {self.path}: dropped a damaged cached ranking ({exc}); searching again")
+            return None
 
     def put_many(self, items: list[tuple[str, list[Hit]]]) -> None:
         import json
 
         rows = [(k, json.dumps([[h.chunk_id, h.score] for h in hits])) for k, hits in items]
-        self._db.executemany("INSERT OR REPLACE INTO rankings VALUES (?, ?)", rows)
-        self._db.commit()
+        with self._lock:
+            try:
+                self._db.executemany("INSERT OR REPLACE INTO rankings VALUES (?, ?)", rows)
+                self._db.commit()
+            except sqlite3.DatabaseError as exc:
+                self._recover(exc)
+                self._db.executemany("INSERT OR REPLACE INTO rankings VALUES (?, ?)", rows)
+                self._db.commit()
+
+
+def _short_error(exc: BaseException) -> str:
+    """An exception in one line, without the Rust source locations Lance appends to its messages."""
+    text = " ".join(str(exc).split())
+    text = re.sub(r",? /(rustc|root|home)/\S+\.rs:\d+:\d+\S*", "", text)
+    return f"{type(exc).__name__}: {text[:300]}"
 
 
 def table_name(suite_name: str, strategy: str, fingerprint: str) -> str:
@@ -115,10 +153,12 @@ def arrow_payload_bytes(table: Any) -> int:
 class IndexStore:
     """The database connection plus the operations the evaluation needs: ensure a table, measure it, search it."""
 
-    def __init__(self, uri: str, lock_dir: Path) -> None:
+    def __init__(self, uri: str, lock_dir: Path, warn: WarnFn | None = None) -> None:
         self.uri = uri
         self.lock_dir = lock_dir
         self._db: Any = None
+        self._warn = warn or (lambda message: warnings.warn(CacheWarning(message), stacklevel=3))
+        self._sizes: dict[str, int] = {}
 
     @property
     def db(self) -> Any:
@@ -143,6 +183,51 @@ class IndexStore:
         except Exception:
             return False
         return any(getattr(i, "index_type", "") == "FTS" for i in indices)
+
+    def problem(self, name: str, expected_rows: int | None = None) -> str | None:
+        """Why the existing table ``name`` cannot be served as is (None: it can).
+
+        Opening a table and counting its rows read only the manifest, so a truncated data file or a damaged FTS
+        index file would surface later as raw Lance errors in every item, or not at all when the rankings come
+        from the cache. Reading every row (which also gives :meth:`size_bytes` its figure) and one full-text probe
+        load every file the searches need.
+        """
+        try:
+            tbl = self.db.open_table(name)
+            if not any(getattr(i, "index_type", "") == "FTS" for i in tbl.list_indices()):
+                return "it has no full-text index"
+            data = tbl.to_arrow()
+            if expected_rows is not None and data.num_rows != expected_rows:
+                return f"it has {data.num_rows} rows, its chunks are {expected_rows}"
+            tbl.search("chunkevalprobe", query_type="fts").limit(1).select(["chunk_id"]).to_list()
+        except Exception as exc:  # Lance raises RuntimeError/OSError/ValueError, by where the damage is
+            return _short_error(exc)
+        self._sizes[name] = arrow_payload_bytes(data)
+        return None
+
+    def verify(self, name: str, expected_rows: int | None = None) -> bool:
+        """True when table ``name`` exists and is healthy; a damaged one is dropped with one warning (then False)."""
+        if name not in self._names():
+            return False
+        problem = self.problem(name, expected_rows)
+        if problem is None:
+            return True
+        self.drop(name)
+        self._warn(f"LanceDB table {name} in {self.uri} is damaged ({problem}); dropped it to rebuild it")
+        return False
+
+    def drop(self, name: str) -> None:
+        """Remove a table, by hand when LanceDB cannot (a damaged manifest can make ``drop_table`` fail)."""
+        self._sizes.pop(name, None)
+        try:
+            self.db.drop_table(name)
+        except Exception:
+            if not _is_local(self.uri):
+                raise
+        if _is_local(self.uri):
+            import shutil
+
+            shutil.rmtree(Path(self.uri.removeprefix("file://")) / f"{name}.lance", ignore_errors=True)
 
     def build(self, name: str, rows: Sequence[Row], vectors: np.ndarray) -> None:
         """Create the table with its FTS index, compact it and drop old versions so its size is honest."""
@@ -175,6 +260,7 @@ class IndexStore:
             },
             schema=schema,
         )
+        self._sizes.pop(name, None)
         tbl = self.db.create_table(name, data=data, mode="overwrite")
         # Code is not English prose: stemming and stop-word removal would merge or drop identifiers.
         tbl.create_index(
@@ -199,7 +285,9 @@ class IndexStore:
         offsets and bytes, 4 bytes per vector component, ...). It is identical across runs and machines; the FTS
         index, derived from the ``words`` column, is not counted separately.
         """
-        return arrow_payload_bytes(self.db.open_table(name).to_arrow())
+        if name not in self._sizes:
+            self._sizes[name] = arrow_payload_bytes(self.db.open_table(name).to_arrow())
+        return self._sizes[name]
 
     def drop_stale(self, prefix: str, keep: str) -> int:
         """Drop older tables of the same (suite, strategy): only the current fingerprint is worth the disk."""

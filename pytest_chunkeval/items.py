@@ -31,7 +31,8 @@ class GoldenFile(pytest.File):
         state = state_of(self)
         try:
             suite = state.suite(self.path)
-        except GoldenError as exc:
+            state.accepted_for(suite)  # a damaged record stops this suite once, here, not every item later
+        except (GoldenError, ValueError) as exc:
             raise self.CollectError(str(exc)) from None
         for name, reg in state.load_strategies().items():
             yield StrategyNode.from_parent(self, name=name, suite=suite, reg=reg)

@@ -78,7 +78,7 @@ class Summary:
         return evaluate_gates(s, b, self.k, self.thresholds)
 
 
-def build_report(summary: Summary, root: Path) -> dict[str, Any]:
+def build_report(summary: Summary, root: Path, complete: bool = True) -> dict[str, Any]:
     suites: dict[str, Any] = {}
     for key, suite in summary.suites.items():
         entry = suite.to_entry()
@@ -92,6 +92,7 @@ def build_report(summary: Summary, root: Path) -> dict[str, Any]:
         suites[key] = entry
     return {
         "version": REPORT_VERSION,
+        "complete": complete,  # False: an interrupted run, written beside the report (never over it)
         "k": summary.k,
         "retrieval": summary.retrieval,
         "baseline": summary.baseline,

@@ -1,0 +1,68 @@
+"""Faults a user meets at the plugin's edges: one clear message each, never an INTERNALERROR or a report overwritten."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
+
+
+def test_a_bad_ini_number_is_one_usage_error_naming_the_option(project: pytest.Pytester) -> None:  # noqa: F811
+    result = run(project, "-o", "chunkeval_k=abc")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*chunkeval_k must be an integer, got 'abc'*"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_damaged_accepted_misses_file_stops_its_suite_once_naming_file_and_line(project: pytest.Pytester) -> None:  # noqa: F811
+    record = project.path / "golden" / "shop" / "accepted_misses.yaml"
+    record.write_text("model | hybrid | k=10:\n  fixed_size: [password-hash\n  file_level: []\n")
+    result = run(project)
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # a collection error
+    result.stdout.fnmatch_lines(["*accepted_misses.yaml:*: not valid YAML*--chunkeval-accept-misses*"])
+    assert result.stdout.str().count("not valid YAML") <= 2  # the error and its summary line, not one per item
+    assert "INTERNALERROR" not in result.stdout.str()
+
+
+def test_another_projects_strategies_folder_never_breaks_a_plain_run(project: pytest.Pytester) -> None:  # noqa: F811
+    (project.path / "strategies" / "trading.py").write_text("raise RuntimeError('needs a broker connection')\n")
+    (project.path / "strategies" / "uses_us.py").write_text(
+        "import pytest_chunkeval\nraise RuntimeError('half-written strategy')\n"
+    )
+    project.makepyfile(test_ok="def test_ok():\n    assert True\n")
+    plain = project.runpytest("-p", "no:cacheprovider", "test_ok.py")
+    plain.assert_outcomes(passed=1, warnings=1)
+    plain.stdout.fnmatch_lines(["*pytest-chunkeval: *uses_us.py: could not import strategy module: RuntimeError: half-written*"])
+    assert "broker" not in plain.stdout.str()  # a module that does not use this package is not imported at all
+    evaluating = run(project)
+    assert evaluating.ret == pytest.ExitCode.USAGE_ERROR
+    evaluating.stderr.fnmatch_lines(["*trading.py: could not import strategy module: RuntimeError: needs a broker*"])
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_leaves_the_last_report_and_writes_a_partial_one_beside_it(project: pytest.Pytester) -> None:  # noqa: F811
+    run(project).assert_outcomes(passed=7, skipped=3)
+    report = project.path / "chunkeval-report.json"
+    before = report.read_text()
+    assert json.loads(before)["complete"] is True
+    # A strategy module after the others (modules load in name order): Ctrl-C arrives in the middle of the run.
+    (project.path / "strategies" / "zz_interrupting.py").write_text(
+        "from pytest_chunkeval import Strategy, strategy\n\n\n"
+        "class Interrupting(Strategy):\n"
+        "    name = 'zz_interrupting'\n\n"
+        "    def chunk(self, path, text):\n"
+        "        raise KeyboardInterrupt\n\n\n"
+        "@strategy\n"
+        "def zz_interrupting():\n"
+        "    return Interrupting()\n"
+    )
+    # In a subprocess: an in-process run would hand the KeyboardInterrupt on to this test session.
+    result = project.runpytest_subprocess("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress",
+                                          "--chunkeval-markdown=summary.md")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert report.read_text() == before
+    partial = json.loads((project.path / "chunkeval-report.partial.json").read_text())
+    assert partial["complete"] is False and "file_level" in partial["suites"]["golden/shop/queries.yaml"]["strategies"]
+    assert not (project.path / "summary.md").exists()
+    result.stdout.fnmatch_lines(["*the run did not finish: *chunkeval-report.json was left as it was*"])
