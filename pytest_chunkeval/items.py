@@ -186,14 +186,14 @@ class QueryItem(EvalItem):
         if isinstance(excinfo.value, (QueryMiss, QueryFixed)):
             state = state_of(self)
             k, name = state.options.k, self.strategy_node.reg.name
-            criterion = (f"a hit is a chunk in the top {k} that overlaps a relevant line span (chunk mode); the file-mode "
-                         "metrics below credit any chunk of a relevant file")
+            criterion = "hits are judged per chunk; the file-mode metrics below credit any chunk of a relevant file"
             if isinstance(excinfo.value, QueryMiss):
-                head = f"MISS: {name} retrieved no chunk overlapping a relevant span in the top {k} ({criterion})"
+                head = f"MISS: {name}: no chunk in the top {k} overlaps a relevant line span ({criterion})"
                 tail = ["If this miss is expected, record it with `pytest --chunkeval --chunkeval-accept-misses`."]
             else:
-                head = (f"FIXED: {name} now retrieves this query, recorded as an accepted miss ({criterion}); refresh "
-                        f"the record with --chunkeval-accept-misses ({state.accepted_for(self.strategy_node.suite).path})")
+                head = (f"FIXED: {name}: a chunk in the top {k} now overlaps a relevant line span, but the query is "
+                        f"recorded as an accepted miss; refresh the record with --chunkeval-accept-misses "
+                        f"({state.accepted_for(self.strategy_node.suite).path})")
                 tail = []
             base = state.base_rank(self.strategy_node.suite, name, self.query_id) if state.comparing else None
             if base:
