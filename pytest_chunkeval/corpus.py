@@ -37,17 +37,44 @@ class Corpus:
         return sum(len(t.encode("utf-8")) for t in self.files.values())
 
 
+def _link_problem(path: Path, real_root: Path) -> str | None:
+    """Why a symbolic link under the corpus is not read (None: it is a link to a file inside the corpus).
+
+    A corpus is what the golden file points at; a link out of it (``host.txt -> /etc/hostname``) would index and
+    score text that is not part of the suite, and differ from machine to machine. A link to a folder is not
+    followed either way: inside the corpus its files are read under their real paths already.
+    """
+    target = path.resolve()
+    if not target.is_relative_to(real_root):
+        return f"symbolic link to {target}, outside the corpus (not followed)"
+    if not target.exists():
+        return f"broken symbolic link to {target}"
+    if target.is_dir():
+        return f"symbolic link to the folder {target.relative_to(real_root).as_posix() or '.'} of the corpus (not followed)"
+    return None
+
+
 def read_corpus(root: Path) -> Corpus:
-    """Every non-hidden regular file under ``root``, decoded as UTF-8 (BOM stripped, newlines kept as written)."""
+    """Every non-hidden regular file under ``root``, decoded as UTF-8 (BOM stripped, newlines kept as written).
+
+    Symbolic links are read only when they point at a file inside ``root``; any other is listed in ``skipped``.
+    """
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: corpus folder does not exist")
+    real_root = root.resolve()
     files: dict[str, str] = {}
     skipped: dict[str, str] = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
-        if any(part.startswith(".") or part == "__pycache__" for part in rel.parts) or not path.is_file():
+        if any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
             continue
         key = rel.as_posix()
+        link = _link_problem(path, real_root) if path.is_symlink() else None
+        if link is not None:
+            skipped[key] = link
+            continue
+        if not path.is_file():
+            continue
         data = path.read_bytes()
         if b"\0" in data[:_BINARY_SNIFF]:
             skipped[key] = "binary file"

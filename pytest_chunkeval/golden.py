@@ -176,6 +176,10 @@ def load_golden(path: Path | str) -> GoldenSuite:
                 problem(at + ("path",), f"{rel!r} leaves the corpus {corpus_dir}")
                 continue
             key = pure.as_posix()
+            target = (corpus_dir / key).resolve()
+            if not target.is_relative_to(corpus_dir):  # a symbolic link on the way leads out of the corpus
+                problem(at + ("path",), f"{rel!r} leaves the corpus {corpus_dir} (it resolves to {target})")
+                continue
             if key not in corpus.files:
                 reason = corpus.skipped.get(key)
                 problem(at + ("path",), f"{rel!r} is not a readable file in the corpus {corpus_dir}" + (f" ({reason})" if reason else ""))

@@ -197,7 +197,7 @@ class QueryItem(EvalItem):
                 tail = []
             base = state.base_rank(self.strategy_node.suite, name, self.query_id) if state.comparing else None
             if base:
-                head += f"\n{name} had this query at {base}"
+                head += f"\n{name} {base}"
             return "\n".join([head, *describe_outcome(self.outcome, k), *tail])
         return super().repr_failure(excinfo)
 

@@ -309,7 +309,7 @@ class ChunkevalState:
         return self._comparisons[key]
 
     def base_rank(self, suite: GoldenSuite, name: str, query_id: str) -> str | None:
-        """'rank 3 on base main' / 'not in the top 10 on base main', when a base is known and scored this query."""
+        """'on base main: rank 3' / '…: not in the top 10', when a base is known and scored this query."""
         try:
             base = self.base_suites().get(self.suite_key(suite))
         except Exception:
@@ -322,7 +322,7 @@ class ChunkevalState:
             return None  # judged against other relevant items there: no comparable rank
         rank = result.queries[query_id].hit_rank(tuple(spec.relevant))
         where = f"on base {self.options.base}" if self.comparing == "base" else f"in {self.options.compare}"
-        return f"rank {rank} {where}" if rank is not None else f"not in the top {self.options.k} {where}"
+        return f"{where}: rank {rank}" if rank is not None else f"{where}: not in the top {self.options.k}"
 
     @property
     def settings_key(self) -> str:
