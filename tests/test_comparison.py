@@ -170,3 +170,17 @@ def test_a_query_lost_with_unmoved_chunks_says_others_now_rank_above() -> None:
     md = document(_summary(base, head))
     assert "  - … the same on head: other chunks now rank above them" in md
     assert "  - head's top 3: `z.py:1-2`, `z.py:1-2`, `z.py:1-2`" in md
+
+
+def test_the_step_summary_is_appended_and_counts_what_other_steps_wrote(tmp_path) -> None:
+    from pytest_chunkeval.markdown import append_step_summary
+
+    many = [spec(f"q{i}") for i in range(400)]
+    base = suite(many, result("ast", {q.id: 1.0 for q in many}, CHUNKS, digest="x"))
+    head = suite(many, result("ast", {q.id: 0.0 if i % 2 else 1.0 for i, q in enumerate(many)}, CHUNKS[:1], digest="y"))
+    target = tmp_path / "summary.md"
+    target.write_text("earlier step\n" + "x" * 20_000)
+    append_step_summary(_summary(base, head), target, limit=40_000)
+    text = target.read_text()
+    assert text.startswith("earlier step\n") and "# pytest-chunkeval report" in text
+    assert len(text.encode()) <= 40_000 and "Trimmed:" in text
