@@ -9,6 +9,7 @@ nothing machine- or time-dependent (absolute paths, timings, object ids) is writ
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +26,29 @@ CORPUS_FILES = sorted(p.relative_to(CORPUS).as_posix() for p in CORPUS.rglob("*.
 REGISTRY = strategies_in(STRATEGIES)
 # metadata keys worth reviewing (the rest, e.g. the full AST summary, is already visible in the text)
 SHOWN_METADATA = ("block", "name", "part", "tags", "categories", "recovered", "parse_error")
+# the ids test_chunks gets below: test_chunks[<strategy>:<corpus file>]
+ITEM_NAME = re.compile(r"test_chunks\[(?P<strategy>[^:\]]+):.+\]")
 
 
 class ChunkSnapshotExtension(AmberSnapshotExtension):
-    """Amber file named after the strategy (set per test by :func:`_extension_for`), in a folder named after
-    this test module so syrupy still knows which test module owns the files."""
+    """One amber file per strategy, ``<strategy>.ambr``, in a folder named after this test module so syrupy still
+    knows which test module owns the files.
 
-    strategy_name = "unknown"
+    The strategy is read from the test item itself (``test_chunks[<strategy>:<file>]``), not fixed per extension
+    class, because syrupy relates files to items through :meth:`matches_test_location` when it decides which
+    snapshots are unused: an item skipped because its strategy is unavailable (a peer not installed) must still
+    claim its strategy's file, or syrupy reports that file's snapshots as unused and fails the run. The same
+    matching lets syrupy find stale entries of a strategy's file when the run was given a path.
+    """
+
+    @staticmethod
+    def strategy_of(test_location: PyTestLocation) -> str | None:
+        """The strategy in the item's id, or None for an item of another test (which then owns no file here).
+
+        Parsed from the id, which syrupy has for every item it relates to a file, rather than from
+        ``item.callspec``, which an item syrupy rebuilds (from pytest-xdist workers) lacks."""
+        match = ITEM_NAME.fullmatch(test_location.nodename or "")
+        return match["strategy"] if match else None
 
     @classmethod
     def dirname(cls, *, test_location: PyTestLocation) -> str:
@@ -39,21 +56,15 @@ class ChunkSnapshotExtension(AmberSnapshotExtension):
 
     @classmethod
     def get_file_basename(cls, *, test_location: PyTestLocation, index: Any) -> str:
-        return cls.strategy_name
+        name = cls.strategy_of(test_location)
+        if name is None:
+            raise ValueError(f"{test_location.nodeid}: not a test_chunks item, so it has no strategy file")
+        return name
 
     @classmethod
     def matches_test_location(cls, *, test_location: PyTestLocation, snapshot_location: str) -> bool:
         loc = Path(snapshot_location)
-        return loc.parent == Path(cls.dirname(test_location=test_location)) and loc.stem == cls.strategy_name
-
-
-_EXTENSIONS: dict[str, type[ChunkSnapshotExtension]] = {}
-
-
-def _extension_for(name: str) -> type[ChunkSnapshotExtension]:
-    if name not in _EXTENSIONS:
-        _EXTENSIONS[name] = type(f"ChunkSnapshots_{name}", (ChunkSnapshotExtension,), {"strategy_name": name})
-    return _EXTENSIONS[name]
+        return loc.parent == Path(cls.dirname(test_location=test_location)) and loc.stem == cls.strategy_of(test_location)
 
 
 def _indent(text: str, prefix: str = "    ") -> str:
@@ -95,6 +106,9 @@ CASES = [(name, rel) for name in sorted(REGISTRY) for rel in CORPUS_FILES]
 @pytest.mark.parametrize(("name", "rel"), CASES, ids=[f"{n}:{r}" for n, r in CASES])
 def test_chunks(name: str, rel: str, snapshot: Any, built: dict[str, Any]) -> None:
     """One item per (strategy, file), so a config change lists every file whose chunks moved, each with its diff."""
+    # Before any skip: this registers the strategy files with syrupy under ChunkSnapshotExtension, whose matching
+    # knows that a skipped item still owns its entry (syrupy's default extension would call it unused).
+    snapshot = snapshot.use_extension(ChunkSnapshotExtension)
     strategy = built.get(name) or built.setdefault(name, REGISTRY[name].build())
     if getattr(strategy, "unavailable", None):
         pytest.skip(f"{name} unavailable: {strategy.unavailable}")
@@ -102,13 +116,14 @@ def test_chunks(name: str, rel: str, snapshot: Any, built: dict[str, Any]) -> No
     if handles is not None and not handles(rel):
         pytest.skip(f"{name} does not handle {Path(rel).suffix} files")
     text = (CORPUS / rel).read_text(encoding="utf-8")
-    assert snapshot.use_extension(_extension_for(name)) == render_chunks(strategy.chunk(rel, text))
+    assert snapshot == render_chunks(strategy.chunk(rel, text))
 
 
 @pytest.mark.skipif(not CORPUS_FILES, reason="golden/avap/corpus not present")
 def test_no_snapshot_file_for_a_strategy_that_is_gone(request: pytest.FixtureRequest) -> None:
-    """syrupy cannot tell that ``<strategy>.ambr`` lost its strategy (the file name is ours), so check it here;
-    ``--snapshot-update`` deletes such files, as syrupy does with its own unused snapshots."""
+    """A ``<strategy>.ambr`` whose strategy is gone relates to no item, so syrupy flags it only when the whole
+    suite runs and says nothing on a run given a path; check it here. ``--snapshot-update`` deletes such files, as
+    syrupy does with its own unused snapshots."""
     folder = Path(__file__).parent / "__snapshots__" / Path(__file__).stem
     stale = sorted(p for p in folder.glob("*.ambr") if p.stem not in REGISTRY) if folder.is_dir() else []
     if stale and request.config.getoption("update_snapshots", default=False):
@@ -116,3 +131,43 @@ def test_no_snapshot_file_for_a_strategy_that_is_gone(request: pytest.FixtureReq
             p.unlink()
         return
     assert not stale, f"snapshot files without a registered strategy (run with --snapshot-update to delete): {[p.name for p in stale]}"
+
+
+# A stand-in for test_chunks in a project of its own: strategy "absent" plays a peer that is not installed.
+PEER_PROJECT_TEST = """
+import os
+
+import pytest
+
+from {module} import ChunkSnapshotExtension
+
+CASES = [("absent", "a.avap"), ("present", "a.avap")]
+
+
+@pytest.mark.parametrize(("name", "rel"), CASES, ids=[f"{{n}}:{{r}}" for n, r in CASES])
+def test_chunks(name, rel, snapshot):
+    snapshot = snapshot.use_extension(ChunkSnapshotExtension)
+    if name == "absent" and os.environ.get("CHUNKEVAL_TEST_ABSENT_PEER"):
+        pytest.skip("absent unavailable: not installed")
+    assert snapshot == f"chunks of {{rel}} by {{name}}"
+"""
+
+
+def test_snapshots_of_an_unavailable_strategy_are_kept_not_unused(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the ``peers`` extra the peers' items skip; their snapshot files must then count as skipped, neither
+    failing the run as unused nor deleted by ``--snapshot-update``. The project's own run has every peer installed
+    and never takes this path, so it is checked here, with the real extension in a project of its own."""
+    pytester.makepyfile(test_peers=PEER_PROJECT_TEST.format(module=ChunkSnapshotExtension.__module__))
+    pytester.runpytest("-p", "no:cacheprovider", "--snapshot-update").assert_outcomes(passed=2)
+    folder = pytester.path / "__snapshots__" / "test_peers"
+    assert sorted(p.name for p in folder.iterdir()) == ["absent.ambr", "present.ambr"]
+    absent = (folder / "absent.ambr").read_text()
+    assert "test_chunks[absent:a.avap]" in absent
+
+    monkeypatch.setenv("CHUNKEVAL_TEST_ABSENT_PEER", "1")
+    for args in ((), ("test_peers.py",), ("-k", "absent"), ("--snapshot-update",)):
+        result = pytester.runpytest("-p", "no:cacheprovider", *args)
+        assert result.ret == 0, (args, result.stdout.str())
+        assert not re.search(r"snapshots? unused|^Deleted ", result.stdout.str(), re.MULTILINE), args
+        assert (folder / "absent.ambr").read_text() == absent, args
+    result.assert_outcomes(passed=1, skipped=1)  # the --snapshot-update run: one item ran, the peer's skipped
