@@ -2,7 +2,10 @@
 
 A change to a strategy, its grammar or its config (strategies/avap_config.json, strategies/avap.lark) shows up as a
 readable diff of chunk boundaries, kinds, tags, headers and text; ``pytest --snapshot-update`` accepts it. Files are
-``tests/__snapshots__/test_chunk_snapshots/<strategy>.ambr`` so a reviewer reads one strategy at a time.
+``tests/__snapshots__/test_chunk_snapshots/<strategy>.ambr`` so a reviewer reads one strategy at a time. This is where
+an intended grammar or config change is meant to fail: the engine's unit tests read frozen, test-owned copies
+(tests/data/avap_fixture), and the shipped files are otherwise only checked to be valid (the config loads, the grammar
+builds and parses every corpus file), so the reviewer reads this diff and nothing else.
 
 Deterministic by construction: corpus paths are relative and sorted, metadata is rendered from sorted keys, and
 nothing machine- or time-dependent (absolute paths, timings, object ids) is written.
