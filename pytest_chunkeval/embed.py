@@ -126,7 +126,7 @@ def open_cache_store(path: Path, warn: WarnFn | None = None) -> sqlite3.Connecti
             (warn or _warn)(f"cache store {path} is {problem}; moved it to {aside.name} and started an empty one")
         db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
-        for name, sql in _CACHE_TABLES.items():
+        for sql in _CACHE_TABLES.values():
             db.execute(sql.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
         if db.execute("PRAGMA application_id").fetchone()[0] != CACHE_APPLICATION_ID:
             db.execute(f"PRAGMA application_id = {CACHE_APPLICATION_ID}")
