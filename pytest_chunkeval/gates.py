@@ -22,7 +22,7 @@ class Thresholds:
     recall_drop: float = 0.05  # candidate Recall@k may be at most this many points (as a fraction) below
     size_increase: float = 0.50  # candidate index may be less than this much bigger (relative)
     mode: str = "file"  # which relevance view the gates read: file or chunk
-    size_measure: str = "bytes"  # bytes (on disk), chunk_count or text_bytes
+    size_measure: str = "bytes"  # bytes (the index payload, index.SIZE_MEASURE), chunk_count or text_bytes
 
 
 @dataclass(frozen=True)

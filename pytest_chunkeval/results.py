@@ -12,6 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from .index import SIZE_MEASURE
 from .metrics import Relevant, chunk_grade
 
 if TYPE_CHECKING:
@@ -109,6 +110,7 @@ class IndexInfo:
     embedded: int = 0
     cached: int = 0
     digest: str = ""  # sha256 of every chunk's position and text: equal digests mean identical chunks
+    bytes_measure: str = ""  # what ``bytes`` counts (index.SIZE_MEASURE); older reports leave it empty
 
     def measure(self, name: str) -> float:
         return float(getattr(self, name))
@@ -162,7 +164,7 @@ class StrategyResult:
             table=run.table, fingerprint=run.fingerprint, reused=run.reused, bytes=run.index_bytes,
             chunk_count=len(run.chunks), text_bytes=run.text_bytes, chunk_seconds=round(run.chunk_seconds, 4),
             build_seconds=round(run.build_seconds, 4), embedded=run.embed.embedded, cached=run.embed.cached,
-            digest=chunks_digest(run.chunks),
+            digest=chunks_digest(run.chunks), bytes_measure=SIZE_MEASURE,
         )
         intervals = {
             mode: {m: Interval.from_dict(s) for m, s in metrics.items()} for mode, metrics in run.aggregate.items()
