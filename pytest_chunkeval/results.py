@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .index import SIZE_MEASURE
-from .metrics import Relevant, chunk_grade
+from .metrics import Ranked, Relevant, chunk_grade
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -48,13 +48,7 @@ class ChunkSpan:
     kind: str = "code"
 
 
-@dataclass(frozen=True)
-class RankedChunk:
-    chunk_id: str
-    path: str
-    start_line: int
-    end_line: int
-    score: float
+RankedChunk = Ranked  # a retrieved chunk with its score, exactly as the evaluation ranked it
 
 
 @dataclass(frozen=True)
