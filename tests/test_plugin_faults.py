@@ -66,3 +66,18 @@ def test_an_interrupted_run_leaves_the_last_report_and_writes_a_partial_one_besi
     assert partial["complete"] is False and "file_level" in partial["suites"]["golden/shop/queries.yaml"]["strategies"]
     assert not (project.path / "summary.md").exists()
     result.stdout.fnmatch_lines(["*the run did not finish: *chunkeval-report.json was left as it was*"])
+
+
+@pytest.mark.slow
+def test_an_evaluation_only_run_with_k_does_not_call_deselected_snapshots_unused(project: pytest.Pytester) -> None:  # noqa: F811
+    project.makepyfile(test_snap="""
+        import pytest
+
+        @pytest.mark.parametrize("name", ["fixed_size", "file_level"])
+        def test_snap(name, snapshot):
+            assert snapshot == name
+    """)
+    project.runpytest("-p", "no:cacheprovider", "test_snap.py", "--snapshot-update").assert_outcomes(passed=2)
+    result = run(project, "test_snap.py", "golden", "-m", "chunkeval", "-k", "fixed_size")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert "snapshots unused" not in result.stdout.str()
