@@ -318,8 +318,9 @@ class ChunkevalState:
         spec = next((q for q in suite.queries if q.id == query_id), None)
         if result is None or result.skipped or spec is None or query_id not in result.queries:
             return None
-        if base.queries.get(query_id) is not None and base.queries[query_id].relevant != tuple(spec.relevant):
-            return None  # judged against other relevant items there: no comparable rank
+        before = base.queries.get(query_id)
+        if before is not None and (before.text, before.relevant) != (spec.text, tuple(spec.relevant)):
+            return None  # another question or other relevant items there: no comparable rank
         rank = result.queries[query_id].hit_rank(tuple(spec.relevant))
         where = f"on base {self.options.base}" if self.comparing == "base" else f"in {self.options.compare}"
         return f"{where}: rank {rank}" if rank is not None else f"{where}: not in the top {self.options.k}"
