@@ -184,3 +184,22 @@ def test_the_step_summary_is_appended_and_counts_what_other_steps_wrote(tmp_path
     text = target.read_text()
     assert text.startswith("earlier step\n") and "# pytest-chunkeval report" in text
     assert len(text.encode()) <= 40_000 and "Trimmed:" in text
+
+
+def test_the_base_rank_of_a_miss_is_said_only_for_the_same_question(tmp_path) -> None:
+    from pathlib import Path
+
+    from pytest_chunkeval.corpus import Corpus
+    from pytest_chunkeval.golden import GoldenSuite, Query
+    from pytest_chunkeval.session import ChunkevalState, Options
+
+    golden = tmp_path / "s.yaml"
+    queries = [Query(q.id, q.text, q.relevant) for q in SPECS[:2]]
+    queries[1] = Query("q1", "a reworded question", SPECS[1].relevant)
+    head_suite = GoldenSuite(golden, Corpus(tmp_path, {}), queries, "s")
+    state = ChunkevalState(Options(rootdir=tmp_path, golden_patterns=[], golden_paths=[], strategies_dir=Path("x"),
+                                   base="main"))
+    state._base_suites = {"s.yaml": suite(SPECS[:2], result("ast", {"q0": 1.0, "q1": 1.0}, CHUNKS, hits={"q0": 3}))}
+    assert state.base_rank(head_suite, "ast", "q0") == "on base main: rank 3"
+    assert state.base_rank(head_suite, "ast", "q1") is None  # another question on base: no comparable rank
+    assert state.base_rank(head_suite, "other", "q0") is None
