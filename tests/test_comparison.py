@@ -139,7 +139,7 @@ def test_markdown_and_terminal_show_the_same_rows_and_the_details_a_reviewer_nee
     assert row[1] == "1.000 → 0.600 ▼" and row[2].startswith("-0.400 [") and row[-1] == "FAIL, lost 12"
     assert "| ast | 1.000 → 0.600 ▼ |" in md and "Compared with base `main` (0123456789)" in md
     assert "- `q0` — where is q0" in md and "base rank 1 → head not in the top 10" in md
-    assert "chunks over the relevant lines on base: `1-5 function`" in md and "… and on head: `1-9 file`" in md
+    assert "chunks over the relevant lines on base: `a.py:1-5 function`" in md and "… and on head: `a.py:1-9 file`" in md
     assert "1.000 → 0.600 ▼" in render_text([comparison_table(summary, "s.yaml")])
 
 
