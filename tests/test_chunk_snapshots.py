@@ -136,6 +136,7 @@ def test_no_snapshot_file_for_a_strategy_that_is_gone(request: pytest.FixtureReq
     assert not stale, f"snapshot files without a registered strategy (run with --snapshot-update to delete): {[p.name for p in stale]}"
 
 
+
 # A stand-in for test_chunks in a project of its own: strategy "absent" plays a peer that is not installed.
 PEER_PROJECT_TEST = """
 import os
@@ -154,23 +155,38 @@ def test_chunks(name, rel, snapshot):
         pytest.skip("absent unavailable: not installed")
     assert snapshot == f"chunks of {{rel}} by {{name}}"
 """
+# Sorts before test_peers.py, like the plugin's end-to-end tests before this module: it runs pytest in-process.
+NESTED_RUN_TEST = """
+def test_runs_pytest_in_process(pytester):
+    pytester.makepyfile(test_inner="def test_inner():\\n    pass\\n")
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+"""
+UNUSED = re.compile(r"snapshots? unused|^Deleted ", re.MULTILINE)
 
 
 def test_snapshots_of_an_unavailable_strategy_are_kept_not_unused(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the ``peers`` extra the peers' items skip; their snapshot files must then count as skipped, neither
-    failing the run as unused nor deleted by ``--snapshot-update``. The project's own run has every peer installed
-    and never takes this path, so it is checked here, with the real extension in a project of its own."""
-    pytester.makepyfile(test_peers=PEER_PROJECT_TEST.format(module=ChunkSnapshotExtension.__module__))
-    pytester.runpytest("-p", "no:cacheprovider", "--snapshot-update").assert_outcomes(passed=2)
+    failing the run as unused nor deleted by ``--snapshot-update``, also after a test that ran pytest in-process.
+    The project's own run has every peer installed and never takes this path, so it is checked here, with the real
+    extension and the real tests/conftest.py in a project of their own."""
+    pytester.makepyfile(test_peers=PEER_PROJECT_TEST.format(module=ChunkSnapshotExtension.__module__),
+                        test_nested=NESTED_RUN_TEST)
+    base = ("-p", "pytester", "-p", "no:cacheprovider")
+    pytester.runpytest(*base, "--snapshot-update").assert_outcomes(passed=3)
     folder = pytester.path / "__snapshots__" / "test_peers"
     assert sorted(p.name for p in folder.iterdir()) == ["absent.ambr", "present.ambr"]
     absent = (folder / "absent.ambr").read_text()
     assert "test_chunks[absent:a.avap]" in absent
 
     monkeypatch.setenv("CHUNKEVAL_TEST_ABSENT_PEER", "1")
+    unguarded = pytester.runpytest(*base)
+    assert unguarded.ret == 1 and UNUSED.search(unguarded.stdout.str()), (
+        "syrupy no longer loses outcomes after an in-process pytest run; tests/conftest.py's guard can go")
+
+    pytester.makeconftest((Path(__file__).parent / "conftest.py").read_text(encoding="utf-8"))
     for args in ((), ("test_peers.py",), ("-k", "absent"), ("--snapshot-update",)):
-        result = pytester.runpytest("-p", "no:cacheprovider", *args)
+        result = pytester.runpytest(*base, *args)
         assert result.ret == 0, (args, result.stdout.str())
-        assert not re.search(r"snapshots? unused|^Deleted ", result.stdout.str(), re.MULTILINE), args
+        assert not UNUSED.search(result.stdout.str()), args
         assert (folder / "absent.ambr").read_text() == absent, args
-    result.assert_outcomes(passed=1, skipped=1)  # the --snapshot-update run: one item ran, the peer's skipped
+    result.assert_outcomes(passed=2, skipped=1)  # the --snapshot-update run: the peer's item skipped, nothing else
