@@ -169,12 +169,16 @@ def test_snapshots_of_an_unavailable_strategy_are_kept_not_unused(pytester: pyte
     failing the run as unused nor deleted by ``--snapshot-update``, also after a test that ran pytest in-process.
     The project's own run has every peer installed and never takes this path, so it is checked here, with the real
     extension and the real tests/conftest.py in a project of their own."""
+    for var in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        # Under pytest-xdist the inner runs would take themselves for workers and leave unused detection to a
+        # controller they do not have; they must be plain sessions, as `pytest` is.
+        monkeypatch.delenv(var, raising=False)
     pytester.makepyfile(test_peers=PEER_PROJECT_TEST.format(module=ChunkSnapshotExtension.__module__),
                         test_nested=NESTED_RUN_TEST)
     base = ("-p", "pytester", "-p", "no:cacheprovider")
     pytester.runpytest(*base, "--snapshot-update").assert_outcomes(passed=3)
     folder = pytester.path / "__snapshots__" / "test_peers"
-    assert sorted(p.name for p in folder.iterdir()) == ["absent.ambr", "present.ambr"]
+    assert sorted(p.name for p in folder.glob("*.ambr")) == ["absent.ambr", "present.ambr"]
     absent = (folder / "absent.ambr").read_text()
     assert "test_chunks[absent:a.avap]" in absent
 
