@@ -241,18 +241,18 @@ def compare_one(base: SuiteResult | None, head: SuiteResult, name: str, policy: 
     return compare_strategy(b, h, head.queries, paired, policy, head.key)
 
 
-def compare_suite(base: SuiteResult | None, head: SuiteResult, policy: Policy) -> SuiteComparison:
+def compare_suite(
+    base: SuiteResult | None, head: SuiteResult, policy: Policy, known: dict[str, StrategyComparison] | None = None
+) -> SuiteComparison:
+    """Every strategy of both sides; ``known`` holds comparisons already made (by the items), not made again."""
     out = SuiteComparison(head.key, base is not None)
     names = list(head.strategies)
     if base is not None:
         out.added, out.removed, out.changed, _ = pairing(base, head)
         names += [n for n in base.strategies if n not in head.strategies]
-    out.strategies = {name: compare_one(base, head, name, policy) for name in names}
+    known = known or {}
+    out.strategies = {name: known.get(name) or compare_one(base, head, name, policy) for name in names}
     return out
-
-
-def compare_all(base: dict[str, SuiteResult], head: dict[str, SuiteResult], policy: Policy) -> dict[str, SuiteComparison]:
-    return {key: compare_suite(base.get(key), suite, policy) for key, suite in head.items()}
 
 
 # -- JSON ----------------------------------------------------------------------------------------------------------

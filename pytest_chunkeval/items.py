@@ -316,9 +316,9 @@ class ComparisonItem(EvalItem):
                 spans = ", ".join(f"{r.path}:{r.lines[0]}-{r.lines[1]}" if r.lines else r.path for r in q.relevant)
                 lines.append(f"  {q.id}: rank {q.base_rank} -> none — {q.text}")
                 lines.append(f"    relevant {spans}; chunks there on base: "
-                             + (", ".join(f"{c.path}:{c.start_line}-{c.end_line} {c.kind}" for c in q.base_chunks) or "none")
+                             + (", ".join(c.label for c in q.base_chunks) or "none")
                              + "; on head: "
-                             + (", ".join(f"{c.path}:{c.start_line}-{c.end_line} {c.kind}" for c in q.head_chunks) or "none"))
+                             + (", ".join(c.label for c in q.head_chunks) or "none"))
         if cmp.files_rechunked:
             lines.append(f"chunk boundaries moved in {len(cmp.files_rechunked)} files ({cmp.base_chunks} -> "
                          f"{cmp.head_chunks} chunks)")

@@ -32,7 +32,7 @@ def _rank(rank: int | None, k: int) -> str:
 
 
 def _chunks(spans: tuple) -> str:
-    return ", ".join(f"`{s.path}:{s.start_line}-{s.end_line} {s.kind}`" for s in spans) or "none"
+    return ", ".join(f"`{s.label}`" for s in spans) or "none"
 
 
 def _query_lines(q: QueryChange, k: int) -> list[str]:

@@ -47,6 +47,10 @@ class ChunkSpan:
     end_line: int
     kind: str = "code"
 
+    @property
+    def label(self) -> str:
+        return f"{self.path}:{self.start_line}-{self.end_line} {self.kind}"
+
 
 RankedChunk = Ranked  # a retrieved chunk with its score, exactly as the evaluation ranked it
 
@@ -166,7 +170,7 @@ class StrategyResult:
         queries = {
             qid: QueryResult(
                 qid, o.hit,
-                tuple(RankedChunk(r.chunk_id, r.path, r.start_line, r.end_line, r.score) for r in o.ranking),
+                tuple(o.ranking),
                 o.metrics,
             )
             for qid, o in run.outcomes.items()

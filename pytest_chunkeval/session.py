@@ -287,7 +287,11 @@ class ChunkevalState:
             except Exception:  # already reported by the comparison items, once
                 base = None
             if base is not None:
-                summary.comparisons = {key: compare_suite(base.get(key), head, o.policy) for key, head in suites.items()}
+                summary.comparisons = {
+                    key: compare_suite(base.get(key), head, o.policy,
+                                       known={n: c for (k, n), c in self._comparisons.items() if k == key})
+                    for key, head in suites.items()
+                }
             summary.base = self.base_info()
         return summary
 
