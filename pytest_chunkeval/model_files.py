@@ -83,3 +83,57 @@ def count_tokens(text: str, model_dir: Path | None = None) -> int:
     """Tokens the embedder sees for ``text``, including [CLS]/[SEP], before truncation."""
     tok = tokenizer_for(model_dir or default_model_dir())
     return len(tok.encode(text).ids)
+
+
+class ModelNotFoundError(RuntimeError):
+    """The model named by ``--chunkeval-model`` is not on this machine (nothing is downloaded at run time)."""
+
+
+def _check_weights(model_dir: Path) -> None:
+    """Read each safetensors header: a truncated or garbled weights file fails here, in milliseconds, instead of
+    after every text was chunked (``safe_open`` checks that the header's offsets cover the file)."""
+    weights = sorted(model_dir.glob("*.safetensors"))
+    if not weights and not sorted(model_dir.glob("*.bin")):
+        raise ModelIntegrityError(f"{model_dir}: no model weights (*.safetensors or *.bin) in this directory")
+    from safetensors import safe_open
+
+    for path in weights:
+        try:
+            with safe_open(str(path), framework="numpy") as fh:
+                fh.keys()
+        except Exception as exc:  # safetensors raises its own SafetensorError or OSError
+            raise ModelIntegrityError(f"{path}: not a readable safetensors file ({exc})") from None
+
+
+def check_model(name_or_path: str | None) -> str:
+    """Check, without loading torch, that the model can be loaded offline; return its id.
+
+    Called once at the start of an evaluation so that a wrong ``--chunkeval-model`` stops the run with one message
+    instead of failing every item, and so that a warm run (nothing to embed) still never loads the model.
+    """
+    model_id, model_dir = resolve_model(name_or_path)
+    if model_dir is not None:
+        if model_id == DEFAULT_MODEL:
+            verify_pinned(model_dir)
+            return model_id
+        if not ((model_dir / "modules.json").is_file() or (model_dir / "config.json").is_file()):
+            raise ModelIntegrityError(
+                f"{model_dir}: not a sentence-transformers model directory (no modules.json or config.json)")
+        _check_weights(model_dir)
+        return model_id
+    looks_like_path = any(sep in model_id for sep in ("\\", "./")) or model_id.startswith(("~", "/", "."))
+    if looks_like_path:
+        raise ModelNotFoundError(f"{model_id}: no such directory")
+    from huggingface_hub import try_to_load_from_cache
+
+    for repo in (model_id,) if "/" in model_id else (model_id, f"sentence-transformers/{model_id}"):
+        try:
+            found = try_to_load_from_cache(repo, "config.json")
+        except ValueError:  # HFValidationError: not a valid repository id at all
+            found = None
+        if isinstance(found, str):
+            return model_id
+    raise ModelNotFoundError(
+        f"{model_id!r} is neither a local directory nor in the local Hugging Face cache, and nothing is downloaded "
+        "at run time; pass a model directory (--chunkeval-model PATH) or leave the option out for the bundled "
+        "all-MiniLM-L6-v2")

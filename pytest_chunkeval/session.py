@@ -12,78 +12,9 @@ from typing import Any, Callable
 
 from .accepted import AcceptedMisses, settings_key
 from .discovery import discover_suites, load_strategy_modules
-from .gates import Thresholds
 from .golden import GoldenSuite, load_golden
-from .index import RETRIEVAL_MODES
+from .options import Options
 from .strategy import Registration, registry
-
-
-@dataclass
-class Options:
-    """Everything configurable, already merged from command line and ini (the command line wins)."""
-
-    rootdir: Path
-    golden_patterns: list[str]
-    golden_paths: list[Path]
-    strategies_dir: Path
-    model: str | None = None
-    device: str | None = None
-    k: int = 10
-    retrieval: str = "hybrid"
-    db_uri: str = ".chunkeval/lancedb"
-    cache_dir: Path = Path(".chunkeval")
-    report: Path | None = None
-    markdown: Path | None = None
-    chart: Path | None = None
-    baseline: str = "file_level"
-    accept_misses: bool = False
-    progress: bool = True
-    gate_candidates: list[str] = field(default_factory=list)  # strategy names, or "all"
-    thresholds: Thresholds = field(default_factory=Thresholds)
-    compare: Path | None = None  # a previous JSON report for the regression items
-    base: str | None = None  # a git ref whose suites are evaluated with its own code for the vs-base items
-    regression_tolerance: float = 0.01
-    regression_alpha: float | None = 0.05  # None: significance not required
-    regression_size_increase: float = 0.50
-    step_summary: bool = False
-    annotations: bool = False
-
-    def gated(self, name: str) -> bool:
-        return name != self.baseline and (name in self.gate_candidates or "all" in self.gate_candidates)
-
-    @property
-    def policy(self):  # -> comparison.Policy
-        from .comparison import Policy
-
-        return Policy(k=self.k, tolerance=self.regression_tolerance, alpha=self.regression_alpha,
-                      size_increase=self.regression_size_increase, size_measure=self.thresholds.size_measure)
-
-    def validate(self) -> None:
-        if self.compare is not None and not self.compare.is_file():
-            raise ValueError(f"--chunkeval-compare: {self.compare} does not exist")
-        if self.compare is not None and self.base:
-            raise ValueError("--chunkeval-compare and --chunkeval-base both name what to compare with: choose one")
-        if self.base:
-            from .base_ref import BaseRefError, resolve_commit
-
-            try:
-                resolve_commit(self.rootdir, self.base)
-            except BaseRefError as exc:
-                raise ValueError(str(exc)) from None
-        if self.regression_tolerance < 0:
-            raise ValueError(f"chunkeval_regression_tolerance must be >= 0, got {self.regression_tolerance}")
-        if self.regression_alpha is not None and not 0 < self.regression_alpha <= 1:
-            raise ValueError(f"chunkeval_regression_alpha must be in (0, 1] or 'off', got {self.regression_alpha}")
-        if self.thresholds.mode not in ("file", "chunk"):
-            raise ValueError(f"chunkeval_gate_mode must be file or chunk, got {self.thresholds.mode!r}")
-        if self.thresholds.size_measure not in ("bytes", "chunk_count", "text_bytes"):
-            raise ValueError(
-                f"chunkeval_gate_size_measure must be bytes, chunk_count or text_bytes, got {self.thresholds.size_measure!r}"
-            )
-        if self.k < 1:
-            raise ValueError(f"--chunkeval-k must be at least 1, got {self.k}")
-        if self.retrieval not in RETRIEVAL_MODES:
-            raise ValueError(f"--chunkeval-retrieval must be one of {', '.join(RETRIEVAL_MODES)}, got {self.retrieval!r}")
 
 
 class LineProgress:
@@ -140,6 +71,9 @@ class ChunkevalState:
     _base_failure_item: str | None = None  # the item that reported a failed base evaluation in full
     failed_items: list[tuple[str, str, str]] = field(default_factory=list)  # (nodeid, golden file, first line)
     _discovered: list[Path] | None = None
+    _workers: list[Any] | None = None  # distributed.WorkerResults received by an xdist controller
+    _model_id: str | None = None  # the workers' model, on an xdist controller (it runs no evaluator)
+    _base_info: dict[str, Any] | None = None
     _corpus_dirs: set[Path] | None = None
 
     # -- discovery ----------------------------------------------------------------------------------------------
@@ -198,6 +132,17 @@ class ChunkevalState:
             self._evaluator = Evaluator(settings, embedder, store, progress, rankings)
         return self._evaluator
 
+    def check_model(self) -> None:
+        """Raise ``pytest.UsageError`` when the model cannot be loaded offline (checked without loading torch)."""
+        import pytest
+
+        from .model_files import ModelIntegrityError, ModelNotFoundError, check_model
+
+        try:
+            check_model(self.options.model)
+        except (ModelIntegrityError, ModelNotFoundError) as exc:
+            raise pytest.UsageError(f"--chunkeval-model / ini chunkeval_model: {exc}") from None
+
     def previous(self) -> dict[str, Any]:
         """The report given to --chunkeval-compare, read once."""
         if self._previous is None:
@@ -252,6 +197,8 @@ class ChunkevalState:
         return self._base_suites
 
     def base_info(self) -> dict[str, Any] | None:
+        if self._base_info is not None:
+            return self._base_info
         if self.comparing == "report":
             return {"report": str(self.options.compare)}
         if self.comparing == "base" and self._base is not None and not isinstance(self._base, Exception):
@@ -263,25 +210,39 @@ class ChunkevalState:
 
         ``run_base=False`` (an interrupted session) compares only with a base that was already evaluated.
         """
-        from .comparison import compare_suite
-        from .report import Summary
+        if self._workers is not None:
+            return self._merged_summary(run_base)
         from .results import collect
 
         ev = self._evaluator
         if ev is None or not ev.runs:
             return None
-        o = self.options
-        suites = collect(ev.runs.values(), o.rootdir, o.baseline)
+        suites = collect(ev.runs.values(), self.options.rootdir, self.options.baseline)
+        return self._summarize(suites, self._embed_totals(), self._model_info(), run_base)
+
+    def _embed_totals(self) -> dict[str, int]:
+        ev = self._evaluator
         totals = {"embedded": ev.query_embed.embedded, "cached": ev.query_embed.cached}
         for run in ev.runs.values():
             totals["embedded"] += run.embed.embedded
             totals["cached"] += run.embed.cached
-        emb = ev.embedder
+        return totals
+
+    def _model_info(self) -> dict[str, Any]:
+        emb = self._evaluator.embedder
+        return {"id": emb.model_id, "sha256": emb.digests, "max_tokens": emb.max_tokens}
+
+    def _summarize(self, suites: dict[str, Any], embedding: dict[str, int], model: dict[str, Any], run_base: bool):
+        from .comparison import compare_suite
+        from .report import Summary
+
+        o = self.options
         summary = Summary(
-            k=o.k, retrieval=o.retrieval, baseline=o.baseline, thresholds=o.thresholds, embedding=totals,
-            model={"id": emb.model_id, "sha256": emb.digests, "max_tokens": emb.max_tokens}, suites=suites,
+            k=o.k, retrieval=o.retrieval, baseline=o.baseline, thresholds=o.thresholds, embedding=embedding,
+            model=model, suites=suites,
         )
-        if self.comparing and (run_base or self._base is not None or self.comparing == "report"):
+        if self.comparing and (run_base or self._base is not None or self._base_suites is not None
+                               or self.comparing == "report"):
             try:
                 base = self.base_suites()
             except Exception:  # already reported by the comparison items, once
@@ -294,6 +255,51 @@ class ChunkevalState:
                 }
             summary.base = self.base_info()
         return summary
+
+    # -- pytest-xdist: workers send results, the controller writes ------------------------------------------------
+    def worker_results(self) -> str | None:
+        """This worker's results for the controller (see ``distributed``), or None when it evaluated nothing."""
+        from .distributed import WorkerResults
+        from .results import collect
+
+        ev = self._evaluator
+        if ev is None or not ev.runs:
+            return None
+        suites = collect(ev.runs.values(), self.options.rootdir, self.options.baseline)
+        part = WorkerResults(
+            suites={key: suite.to_entry() for key, suite in suites.items()}, embedding=self._embed_totals(),
+            model=self._model_info(),
+            outcomes=[(str(path), name, q, hit) for (path, name), ran in self.outcomes.items() for q, hit in ran.items()],
+        )
+        if self.comparing == "base" and self._base is not None and not isinstance(self._base, Exception):
+            part.base_report, part.base_info = self._base.report, self._base.info()
+        return part.dumps()
+
+    def add_worker_results(self, text: str) -> None:
+        from .distributed import WorkerResults
+
+        if self._workers is None:
+            self._workers = []
+        self._workers.append(WorkerResults.loads(text))
+
+    def _merged_summary(self, run_base: bool):
+        from .distributed import merge
+        from .results import suites_from_report
+
+        suites, merged = merge(self._workers or [], self.options.baseline)
+        if not suites:
+            return None
+        for path, name, query, hit in merged.outcomes:
+            self.suite(Path(path))  # the controller loads the golden files for the accepted-miss records
+            self.record(self.suites[Path(path).resolve()], name, query, hit)
+        if merged.model:
+            self._model_id = merged.model.get("id")
+        if merged.base_report is not None:
+            self._base_suites = suites_from_report(merged.base_report)
+            self._base_info = merged.base_info
+        # The controller never starts a base evaluation itself: it compares with what a worker already evaluated.
+        compare = merged.base_report is not None or self.comparing == "report"
+        return self._summarize(suites, merged.embedding, merged.model or {}, run_base=compare)
 
     def head_suite(self, suite: GoldenSuite, runs: dict[str, Any]):  # -> results.SuiteResult
         from .results import StrategyResult, SuiteResult, suite_key
@@ -331,7 +337,8 @@ class ChunkevalState:
 
     @property
     def settings_key(self) -> str:
-        return settings_key(self.evaluator().embedder.model_id, self.options.retrieval, self.options.k)
+        model = self._model_id or self.evaluator().embedder.model_id
+        return settings_key(model, self.options.retrieval, self.options.k)
 
     def accepted_for(self, suite: GoldenSuite) -> AcceptedMisses:
         key = suite.path.resolve()
@@ -344,7 +351,7 @@ class ChunkevalState:
 
     def unrecorded_misses(self) -> int:
         """Misses this run that no accepted-misses record covers (each failed its query item)."""
-        if self._evaluator is None or self.options.accept_misses:
+        if not self.outcomes or self.options.accept_misses:
             return 0
         total = 0
         for (suite_path, strategy), ran in self.outcomes.items():
@@ -355,7 +362,7 @@ class ChunkevalState:
     def save_accepted(self) -> list[Path]:
         """Write the accepted-misses files for what ran (only with --chunkeval-accept-misses)."""
         written: list[Path] = []
-        if not self.options.accept_misses or self._evaluator is None:
+        if not self.options.accept_misses or not self.outcomes:
             return written
         for (suite_path, strategy), ran in sorted(self.outcomes.items()):
             record = self.accepted_for(self.suites[suite_path])

@@ -81,3 +81,61 @@ def test_an_evaluation_only_run_with_k_does_not_call_deselected_snapshots_unused
     result = run(project, "test_snap.py", "golden", "-m", "chunkeval", "-k", "fixed_size")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert "snapshots unused" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("model", ["missing-dir/model", "garbage", "some-org/not-downloaded"])
+def test_a_model_that_cannot_load_stops_the_run_once_before_any_item(project: pytest.Pytester, model: str) -> None:  # noqa: F811
+    if model == "garbage":
+        (project.path / "garbage").mkdir()
+        (project.path / "garbage" / "config.json").write_text("{}")
+        (project.path / "garbage" / "model.safetensors").write_bytes(b"\x00" * 64)
+        model = str(project.path / "garbage")
+    result = run(project, f"--chunkeval-model={model}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    out = result.stdout.str() + result.stderr.str()
+    assert out.count("--chunkeval-model / ini chunkeval_model:") == 1
+    assert len(out.splitlines()) < 20  # one message, not one failure per item
+    assert "passed" not in out and "failed" not in out and "INTERNALERROR" not in out
+    assert not (project.path / "chunkeval-report.json").exists()
+
+
+def test_a_damaged_bundled_model_stops_the_run_naming_both_digests(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    from pytest_chunkeval import model_files
+
+    monkeypatch.setitem(model_files.PINNED_SHA256, "tokenizer.json", "0" * 64)
+    model_files.verify_pinned.cache_clear()
+    try:
+        result = run(project)
+    finally:
+        model_files.verify_pinned.cache_clear()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*tokenizer.json: sha256 * does not match the pinned {'0' * 64}*"])
+
+
+def test_collect_only_does_not_check_the_model(project: pytest.Pytester) -> None:  # noqa: F811
+    result = run(project, "--collect-only", "-q", "--chunkeval-model=missing-dir/model")
+    assert result.ret == pytest.ExitCode.OK
+
+
+@pytest.mark.slow
+def test_under_xdist_the_controller_writes_one_report_equal_to_the_serial_one(project: pytest.Pytester) -> None:  # noqa: F811
+    pytest.importorskip("xdist")
+    serial = run(project, "--chunkeval-report=serial.json")
+    serial.assert_outcomes(passed=7, skipped=3)
+    # In a subprocess: xdist's workers are processes anyway, and the controller must not be this test session.
+    result = project.runpytest_subprocess("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress", "-n", "2",
+                                          "--chunkeval-report=parallel.json", "--chunkeval-markdown=summary.md")
+    result.assert_outcomes(passed=7, skipped=3)
+    result.stdout.fnmatch_lines(["*chunkeval summary*", "*report: *parallel.json*"])
+    volatile = ("created", "embedding", "machine")
+    a = {k: v for k, v in json.loads((project.path / "serial.json").read_text()).items() if k not in volatile}
+    b = {k: v for k, v in json.loads((project.path / "parallel.json").read_text()).items() if k not in volatile}
+    for suite in (*a["suites"].values(), *b["suites"].values()):
+        for s in suite["strategies"].values():  # how this run got its index, not what the index is
+            for key in ("reused", "build_seconds", "chunk_seconds", "cached", "embedded"):
+                s.get("index", {}).pop(key, None)
+    assert a == b
+    assert (project.path / "summary.md").is_file()
+    assert not (project.path / "chunkeval-report.json").exists()  # no worker wrote its own

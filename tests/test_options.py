@@ -1,0 +1,46 @@
+"""Settings are read and checked in one place: a wrong value is one usage error naming the option, from the command
+line and from the ini file alike (pytest's own message for a bad typed ini value names only the value)."""
+from __future__ import annotations
+
+import pytest
+
+CASES = [
+    (["-o", "chunkeval_k=abc"], "--chunkeval-k / ini chunkeval_k must be an integer, got 'abc'"),
+    (["--chunkeval-k=2.5"], "--chunkeval-k / ini chunkeval_k must be an integer, got '2.5'"),
+    (["--chunkeval-k=0"], "--chunkeval-k / chunkeval_k must be at least 1, got 0"),
+    (["-o", "chunkeval_gate_ndcg_gain=ten"], "ini chunkeval_gate_ndcg_gain must be a number, got 'ten'"),
+    (["-o", "chunkeval_regression_alpha=maybe"], "ini chunkeval_regression_alpha must be a number or 'off', got 'maybe'"),
+    (["-o", "chunkeval_regression_tolerance=-1"], "chunkeval_regression_tolerance must be >= 0, got -1.0"),
+    (["--chunkeval-retrieval=dense"], "--chunkeval-retrieval / chunkeval_retrieval must be one of hybrid, vector, fts, got 'dense'"),
+    (["-o", "chunkeval_gate_mode=lines"], "chunkeval_gate_mode must be file or chunk, got 'lines'"),
+    (["--chunkeval-compare=missing.json"], "--chunkeval-compare: */missing.json does not exist"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), CASES, ids=[" ".join(a) for a, _ in CASES])
+def test_a_wrong_setting_is_one_usage_error_naming_it(pytester: pytest.Pytester, args: list[str], message: str) -> None:
+    (pytester.path / "strategies").mkdir()
+    # A strategy module that cannot import: options are checked first, so the user hears of the setting.
+    (pytester.path / "strategies" / "broken.py").write_text("raise RuntimeError('not reached')\n")
+    result = pytester.runpytest("--chunkeval", "-p", "no:cacheprovider", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    assert "not reached" not in result.stderr.str()
+
+
+def test_numeric_ini_values_are_typed_in_help(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines(["*chunkeval_k (int):*", "*chunkeval_gate_ndcg_gain (float):*"])
+
+
+def test_settings_from_ini_and_command_line_are_merged_command_line_first(pytester: pytest.Pytester) -> None:
+    from pytest_chunkeval.options import read_options
+
+    pytester.makeini("[pytest]\nchunkeval_k = 5\nchunkeval_gate_recall_drop = 0.02\nchunkeval_regression_alpha = off\n")
+    config = pytester.parseconfigure("--chunkeval", "--chunkeval-retrieval=vector", "-p", "no:cacheprovider")
+    options = read_options(config)
+    assert (options.k, options.retrieval, options.thresholds.recall_drop, options.regression_alpha) == (5, "vector", 0.02, None)
+    config = pytester.parseconfigure("--chunkeval", "--chunkeval-k=3", "-p", "no:cacheprovider")
+    assert read_options(config).k == 3
+    assert read_options(config).db_uri == str(pytester.path / ".chunkeval" / "lancedb")
