@@ -1,9 +1,12 @@
 """The chunker's fast paths give exactly what the general paths give.
 
-``Splitter.children`` places segments that fit inline and hands everything else to ``Splitter._place``; the
-reference below sends every segment through ``_place`` (one segment at a time, as the chunker did before the
-fast path). Header trimming for additive units skips re-joining the header per dropped line; the reference is
-the plain loop. Chunks are built without the dataclass ``__init__``; they must equal ``Chunk(...)``.
+``Splitter.children`` groups children into segments without building lists (symbol ids, not type strings) and
+places those that fit with ``Splitter._fit`` directly; everything else goes to ``Splitter._place``. The reference
+below builds every segment with ``_segments`` and sends it through ``_place`` (one segment at a time, as the
+chunker did before the fast path); both end in the one placement routine ``_fit``, so this guards the
+segmentation and the hand-off, and any placement code inlined again for speed. Header trimming for additive
+units skips re-joining the header per dropped line; the reference is the plain loop. Chunks are built without the
+dataclass ``__init__``; they must equal ``Chunk(...)``.
 """
 from __future__ import annotations
 
@@ -12,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.ast.tree import parse, resolve_language
+from pytest_chunkeval.ast.tree import kind_of, parse, resolve_language
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking import ast_chunker
-from pytest_chunkeval.chunking.ast_split import Span, Splitter, fold_small, line_spans
+from pytest_chunkeval.chunking.ast_split import _ERROR_ENTRY, Span, Splitter, fold_small, line_spans
 from pytest_chunkeval.sizing import span_sizer
 
 
@@ -107,3 +110,61 @@ def test_fold_small_byte_arithmetic_matches_sizer_calls(path: Path) -> None:
         called = Splitter(tree, lambda a, b: size(a, b), max_size, by_type=by_type)
         reference = _view(fold_small(called.run(), called, min_size))
         assert fast == reference, (max_size, by_type, min_size)
+
+
+def _check_kinds(tree, data: bytes, spans: list[Span]) -> int:  # type: ignore[no-untyped-def]
+    """Every node a span records has the kind :func:`kind_of` gives it; returns how many were checked."""
+    n = 0
+    for sp in spans:
+        for node, t, k in sp.nodes:
+            assert (t, k) == (node.type, kind_of(tree.spec, node, data)), (sp, t)
+            n += 1
+    return n
+
+
+@pytest.mark.parametrize("path", _files()[::2], ids=lambda p: p.name)
+def test_table_kinds_are_kind_of(path: Path) -> None:
+    """The symbol table plus ``Splitter._kind`` (``when "@first"`` rules checked on ids) is ``kind_of`` for
+    every node of the tree, and every node the splitter records carries that kind whichever path placed it."""
+    code = path.read_text(encoding="utf-8", errors="surrogateescape")
+    data = code.encode("utf-8", "surrogatepass")
+    tree = parse(data, str(path))
+    assert tree is not None
+    sp = Splitter(tree, span_sizer("chars", data, code), 1000)
+    stack = [tree.raw_tree.root_node]
+    while stack:
+        node = stack.pop()
+        entry = sp.symbols.get(node.kind_id, _ERROR_ENTRY)
+        assert sp._kind(node, entry[2]) == kind_of(tree.spec, node, data), node.type
+        stack.extend(node.children)
+    for max_size in (1000, 200, 60):
+        _check_kinds(tree, data, Splitter(tree, span_sizer("chars", data, code), max_size).run())
+
+
+_FIRST_RULES = {
+    # ``when "@first"`` rules: constants are assignments, other statements of the same type are not
+    "a.py": "X = 1\nprint(X)\n# own-line comment\nY = [\n" + "    1,\n" * 30 + "]\nprint(Y)\nZ = 2\n",
+    "b.py": "def f(:\n    X = 1\n    print(X)\nY = 2\nprint(Y)\n",  # parse errors: through ``_place``
+    "c.rb": "FOO = 1\nfoo = 2\nBAR = [\n" + "  1,\n" * 30 + "]\nbar = 3\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FIRST_RULES))
+def test_first_rule_kinds_on_every_path(name: str) -> None:
+    """A node under a ``when "@first"`` rule gets the same kind as the first, middle or last segment, inside
+    ``_place`` (too big, regrouped with its comment, or in a subtree with errors): the copies of the placement
+    code once resolved these rules differently (ids inline, ``kind_of`` for the last segment and ``_place``)."""
+    code = _FIRST_RULES[name]
+    data = code.encode()
+    tree = parse(data, name)
+    if tree is None:
+        pytest.skip(f"no grammar for {name}")
+    checked = 0
+    for max_size in (1000, 40, 12):
+        for by_type in (True, False):
+            spans = Splitter(tree, span_sizer("chars", data, code), max_size, by_type=by_type).run()
+            assert b"".join(data[s.start:s.end] for s in spans) == data
+            checked += _check_kinds(tree, data, spans)
+            assert _view(spans) == _view(OneSegmentAtATime(tree, span_sizer("chars", data, code), max_size,
+                                                           by_type=by_type).run())
+    assert checked

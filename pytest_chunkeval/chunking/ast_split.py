@@ -20,6 +20,7 @@ The recipe, per node list (the root's children first):
 """
 from __future__ import annotations
 
+from itertools import chain, islice
 from typing import Any
 
 from ..ast.languages import UNIT_KINDS
@@ -56,6 +57,8 @@ class Span:
 
 _KIND_OF_TYPES: dict[int, tuple[Any, Any, frozenset[str], dict[int, tuple[str, bool, Any]]]] = {}
 _NEEDS_KIND_OF = object()  # marker in the per-symbol table: the kind depends on the node, ask :func:`kind_of`
+_ERROR_ENTRY = ("ERROR", False, _NEEDS_KIND_OF)  # for a symbol id not in the table (ERROR): ask :func:`kind_of`
+_END = (None,)  # after the last child: :meth:`Splitter.children` places the open segment
 
 
 def _tables(tree: SyntaxTree) -> tuple[frozenset[str], dict[int, tuple[str, bool, Any]]]:
@@ -166,13 +169,13 @@ class Splitter:
                  stats: dict[str, int] | None = None) -> None:
         self.tree, self.spec, self.data = tree, tree.spec, tree.source
         self.size, self.max, self.by_type = size, max_size, by_type
+        self.ident = size is _byte_span  # ASCII text measured in chars: sizes are byte differences (no calls)
         self.stats = stats if stats is not None else {}
         self._ids = 0
         self.kinds = tree.spec.kinds
         self.has_error = tree.has_error
         self.comments = tree.spec.comments
-        self.kinds_get = tree.spec.kinds.get
-        self.kind_of_types, self.symbols = _tables(tree)
+        self.symbols = _tables(tree)[1]
 
     def _count(self, key: str, n: int = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
@@ -236,8 +239,9 @@ class Splitter:
 
         The hot path of the chunker: it runs over every child of every node that does not fit. Children are
         grouped into segments on the fly (as :meth:`_segments` does: a child with the comments that travel with
-        it) and a segment that fits is merged in place; anything else (too big, or a subtree with parse errors)
-        goes through :meth:`_place`, which does the same merge and also splits, regroups and counts errors.
+        it, read from the symbol table instead of ``Node.type``), and no list is built per segment: a segment
+        that fits goes straight to :meth:`_fit`; anything else (too big, or a subtree with parse errors) goes
+        through :meth:`_place`, which splits, regroups and counts errors, and places what fits with :meth:`_fit`.
         """
         kids = raw.children
         if not kids:
@@ -246,17 +250,15 @@ class Splitter:
         if self.has_error and raw.has_error:  # per-node error checks only where the subtree has errors
             segs = self._segments(kids, s, e)
             segs.reverse()
-            cur = self._place(segs, None, out, ctx, True)
-            if cur is not None:
-                out.append(cur)
+            last = self._place(segs, None, out, ctx, True)
+            if last is not None:
+                out.append(last)
             return out
-        data, size, max_size, by_type = self.data, self.size, self.max, self.by_type
+        data, size, max_size, ident = self.data, self.size, self.max, self.ident
         find = data.find
-        spec, symbols = self.spec, self.symbols
-        needs_kind_of = _NEEDS_KIND_OF
-        ident = size is _byte_span  # ASCII text measured in chars: sizes are byte differences
+        symbols = self.symbols  # a subtree without errors holds no ERROR node: every symbol id is in the table
+        fit, place = self._fit, self._place
         cur: Span | None = None
-        # a subtree without errors holds no ERROR node, so every symbol id is in the table
         c = kids[0]
         t, is_comment, tkind = symbols[c.kind_id]
         a = s  # start of the open segment
@@ -268,135 +270,111 @@ class Splitter:
         gend = c.end_byte  # end of its last member
         first = 0  # index of its first member
         i = 1  # children read so far
-        own = True  # ``cur`` was opened by this loop (so it is not partial and its ctx is ``ctx``)
-        cur_append: Any = None  # ``cur.nodes.append``
-        cur_types_append: Any = None  # ``cur.types.append``
-        for c in kids[1:]:
-            t, is_comment, tkind = symbols[c.kind_id]
-            cs = c.start_byte
-            if is_comment:
-                if pending or find(b"\n", gend, cs) < 0:
-                    gend = c.end_byte  # trailing comment on the code's line, or one more own-line comment
+        for c in chain(islice(kids, 1, None), _END):
+            if c is None:  # past the last child: the open segment ends where the parent does
+                b = e
+            else:
+                t, is_comment, tkind = symbols[c.kind_id]
+                cs = c.start_byte
+                if is_comment:
+                    if pending or find(b"\n", gend, cs) < 0:
+                        gend = c.end_byte  # trailing comment on the code's line, or one more own-line comment
+                        i += 1
+                        continue
+                elif pending:
+                    main, mtype, mkind, gend, pending = c, t, tkind, c.end_byte, False
                     i += 1
                     continue
-            elif pending:
-                main = c
-                mtype = t
-                mkind = tkind
-                gend = c.end_byte
-                pending = False
-                i += 1
-                continue
-            # the gap is cut after its first newline; usually the gap starts with one, or there is no gap
-            if gend < cs:
-                if data[gend] == 10:
-                    b = gend + 1
+                # the gap is cut after its first newline; usually the gap starts with one, or there is no gap
+                if gend < cs:
+                    if data[gend] == 10:
+                        b = gend + 1
+                    else:
+                        nl = find(b"\n", gend, cs)
+                        b = cs if nl < 0 else nl + 1
                 else:
-                    nl = find(b"\n", gend, cs)
-                    b = cs if nl < 0 else nl + 1
-            else:
-                b = cs
-            # place segment [a, b): kids[first:i], ``main`` its code node (the same code places the last one below)
+                    b = cs
+            # place segment [a, b): kids[first:i], ``main`` its code node
             if (b - a if ident else size(a, b)) <= max_size:
-                if main is None or mkind is None or mkind.__class__ is str:
-                    kind = None if main is None else mkind
-                elif mkind is needs_kind_of:
-                    kind = kind_of(spec, main, data)
-                else:  # a ``when "@first"`` rule (see _tables)
-                    kind = mkind[0] if main.is_named and main.named_child_count and \
-                        main.named_child(0).kind_id in mkind[1] else None
-                uid = -1
-                if kind is not None and by_type and kind in UNIT_KINDS:
-                    self._ids += 1
-                    uid = self._ids
-                if cur is not None and (uid < 0 or cur.unit < 0) and \
-                        (b - cur.start if ident else size(cur.start, b)) <= max_size:
-                    cur.end = b
-                    if main is not None:
-                        cur_types_append(mtype)
-                        if kind is not None:
-                            cur_append((main, mtype, kind))
-                    if uid >= 0:
-                        cur.unit = uid
-                        cur.opens = True
-                    if not own:  # a span from _place: once merged into, it is no partial piece; common ctx
-                        cur.partial = False
-                        if cur.ctx is not ctx:
-                            cur.ctx = _common(cur.ctx, ctx)
-                        own = True
-                else:
-                    if cur is not None:
-                        out.append(cur)
-                    cur = Span(a, b, uid, [(main, mtype, kind)] if kind is not None else [], ctx, False, False,
-                               [mtype] if main is not None else [])
-                    cur.opens = uid >= 0
-                    cur_append = cur.nodes.append
-                    cur_types_append = cur.types.append
-                    own = True  # made here: not partial, ctx is ``ctx``
+                cur = fit(a, b, main, mtype, mkind, cur, out, ctx)
             else:
-                cur = self._place([(a, b, kids[first:i], main, mtype)], cur, out, ctx, False)
-                if cur is not None:
-                    cur_append = cur.nodes.append
-                    cur_types_append = cur.types.append
-                own = False
-            a = b
-            # open a segment with this child
+                cur = place([(a, b, kids[first:i], main, mtype)], cur, out, ctx, False)
+            if c is None:
+                break
+            a = b  # open a segment with this child
             if is_comment:
-                main = None
-                mtype = ""
-                mkind = None
-                pending = True
+                main, mtype, mkind, pending = None, "", None, True
             else:
-                main = c
-                mtype = t
-                mkind = tkind
+                main, mtype, mkind = c, t, tkind
             gend = c.end_byte
             first = i
             i += 1
-        # place the last segment [a, e): the loop's placement code, inline (it runs once per split node)
-        b = e
-        if (b - a if ident else size(a, b)) <= max_size:
-            kind = None if main is None or mkind is None else mkind if mkind.__class__ is str \
-                else kind_of(spec, main, data)
-            uid = -1
-            if by_type and kind in UNIT_KINDS:
-                self._ids += 1
-                uid = self._ids
-            if cur is not None and (uid < 0 or cur.unit < 0) and \
-                    (b - cur.start if ident else size(cur.start, b)) <= max_size:
-                cur.end = b
-                if main is not None:
-                    cur.types.append(mtype)
-                    if kind is not None:
-                        cur.nodes.append((main, mtype, kind))
-                if uid >= 0:
-                    cur.unit = uid
-                    cur.opens = True
-                cur.partial = False
-                if cur.ctx is not ctx:
-                    cur.ctx = _common(cur.ctx, ctx)
-            else:
-                if cur is not None:
-                    out.append(cur)
-                cur = Span(a, b, uid, [(main, mtype, kind)] if kind is not None else [], ctx, False, False,
-                           [mtype] if main is not None else [])
-                cur.opens = uid >= 0
-        else:
-            cur = self._place([(a, b, kids[first:], main, mtype)], cur, out, ctx, False)
         if cur is not None:
             out.append(cur)
         return out
+
+    def _kind(self, node: Any, kind: Any) -> str | None:
+        """Kind of ``node`` from its table entry ``kind`` (see :func:`_tables`).
+
+        The one place the table's three forms are resolved, so every path gives a node the same kind: a string
+        or None is final; :data:`_NEEDS_KIND_OF` asks :func:`kind_of`; ``(kind, ids)`` is a ``when "@first"``
+        rule checked on symbol ids (what :func:`kind_of` checks on type names, without building them).
+        """
+        if kind is None or kind.__class__ is str:
+            return kind
+        if kind is _NEEDS_KIND_OF:
+            return kind_of(self.spec, node, self.data)
+        return kind[0] if node.is_named and node.named_child_count and \
+            node.named_child(0).kind_id in kind[1] else None
+
+    def _fit(self, a: int, b: int, main: Any, mtype: str, mkind: Any, cur: Span | None, out: list[Span],
+             ctx: tuple[Any, ...], err: bool = False) -> Span:
+        """Place a segment ``[a, b)`` that fits after ``cur``; returns the open span (closed ones go to ``out``).
+
+        The one segment-placement routine (both :meth:`children` and :meth:`_place` call it), so the merge rule
+        cannot drift between paths: the segment joins ``cur`` when the result fits and they are not two units,
+        else opens a span. ``mkind`` is ``main``'s table kind (None when ``main`` is None: only comments).
+        ``cur`` may be a piece from :meth:`_place` (partial, a deeper ``ctx``): once merged into it ends a node,
+        and its context is what both share. ``err``: the segment holds a parse error (counted by the caller).
+        """
+        kind = mkind if mkind is None or mkind.__class__ is str else self._kind(main, mkind)
+        uid = -1
+        if kind is not None and self.by_type and kind in UNIT_KINDS:
+            self._ids += 1
+            uid = self._ids
+        if cur is not None and (uid < 0 or cur.unit < 0) and \
+                (b - cur.start if self.ident else self.size(cur.start, b)) <= self.max:
+            cur.end = b
+            if main is not None:
+                cur.types.append(mtype)
+                if kind is not None:
+                    cur.nodes.append((main, mtype, kind))
+            if uid >= 0:
+                cur.unit = uid
+                cur.opens = True
+            cur.partial = False
+            if err:
+                cur.error = True
+            if cur.ctx is not ctx:
+                cur.ctx = _common(cur.ctx, ctx)
+            return cur
+        if cur is not None:
+            out.append(cur)
+        cur = Span(a, b, uid, [(main, mtype, kind)] if kind is not None else [], ctx, False, err,
+                   [mtype] if main is not None else [])
+        cur.opens = uid >= 0
+        return cur
 
     def _place(self, work: list[tuple[int, int, list[Any], Any, str]], cur: Span | None, out: list[Span],
                ctx: tuple[Any, ...], errors: bool) -> Span | None:
         """Place segments (a stack: ``pop()`` yields document order) after ``cur``; returns the open span.
 
-        Closed spans go to ``out``. A segment that fits joins ``cur`` when allowed, else opens a span; one that
-        does not fit is regrouped (comments + code), split along its children, or cut by lines (leaves and
-        ERROR nodes). ``errors``: the subtree has parse errors, so nodes are checked for them.
+        Closed spans go to ``out``. A segment that fits goes to :meth:`_fit`; one that does not fit is
+        regrouped (comments + code), split along its children, or cut by lines (leaves and ERROR nodes).
+        ``errors``: the subtree has parse errors, so nodes are checked for them.
         """
         data, size, max_size, by_type = self.data, self.size, self.max, self.by_type
-        kinds_get, kind_of_types, spec = self.kinds_get, self.kind_of_types, self.spec
+        symbols = self.symbols
         while work:
             a, b, group, main, t = work.pop()
             fits = size(a, b) <= max_size
@@ -404,35 +382,20 @@ class Splitter:
                 # comments + code too big together: let each member find its own place
                 work.extend(reversed(self._segments(group, a, b, grouped=False)))
                 continue
-            kind = None if main is None else kind_of(spec, main, data) if t in kind_of_types else kinds_get(t)
-            info = [(main, t, kind)] if kind is not None else []
-            tinfo = [t] if main is not None else []
-            uid = -1
-            if by_type and kind in UNIT_KINDS:
-                self._ids += 1
-                uid = self._ids
+            # the table kind; an ERROR node's symbol is not in the table: kind_of decides
+            mkind = None if main is None else symbols.get(main.kind_id, _ERROR_ENTRY)[2]
             is_error = errors and main is not None and main.is_error  # ERROR; zero-width MISSING just fits
             if fits and not is_error:
                 err = errors and main is not None and main.has_error
                 if err:
                     self._count("error_regions")
-                if cur is not None and (uid < 0 or cur.unit < 0) and size(cur.start, b) <= max_size:
-                    cur.end = b
-                    cur.nodes.extend(info)
-                    cur.types.extend(tinfo)
-                    if uid >= 0:
-                        cur.unit = uid
-                        cur.opens = True
-                    cur.partial = False
-                    cur.error = cur.error or err
-                    if cur.ctx is not ctx:
-                        cur.ctx = _common(cur.ctx, ctx)
-                    continue
-                if cur is not None:
-                    out.append(cur)
-                cur = Span(a, b, uid, info, ctx, False, err, tinfo)
-                cur.opens = uid >= 0
+                cur = self._fit(a, b, main, t, mkind, cur, out, ctx, err)
                 continue
+            kind = self._kind(main, mkind)
+            uid = -1
+            if by_type and kind in UNIT_KINDS:
+                self._ids += 1
+                uid = self._ids
             fresh = False
             if is_error:
                 self._count("fallback_regions")
