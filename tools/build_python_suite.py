@@ -17,7 +17,8 @@ Deterministic: files and functions are sorted, and every random choice comes fro
 ``random.Random`` seeded with ``--seed`` (plus a stable string), so two runs with
 the same arguments on the same stdlib give byte-identical output.
 
-Stdlib-only plus PyYAML.
+Stdlib plus PyYAML and the text rules of ``pytest_chunkeval.generators.text`` (found from a checkout
+when the package is not installed).
 """
 
 from __future__ import annotations
@@ -35,6 +36,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+
+if __package__ in (None, "") and not any((Path(p) / "pytest_chunkeval").is_dir() for p in sys.path if p):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without an install
+from pytest_chunkeval.generators.text import (  # noqa: F401  (re-exported: tests and callers use bps.first_sentence)
+    ABBREVIATIONS,
+    STOPWORDS,
+    UNINFORMATIVE,
+    first_sentence,
+    name_tokens,
+    stem,
+    strip_markup,
+    words_of,
+)
 
 DEFAULT_FILES = 100
 DEFAULT_QUERIES = 300
@@ -71,89 +85,13 @@ GENERATED_MARKER = re.compile(
     re.IGNORECASE,
 )
 
-STOPWORDS = set(
-    """a an the of to in on for and or is are be by with as at from this that these those it its
-    if else then than not no into onto over under all any each every some such which who whom
-    whose what when where why how was were been being has have had do does did can could may
-    might must shall should will would given new object objects value values return returns
-    returned get gets set sets self one two given""".split()
-)
-UNINFORMATIVE = re.compile(
-    r"^(internal|private|deprecated|undocumented|obsolete|xxx|todo|fixme|stub|dummy|placeholder|"
-    r"see |same as|alias|equivalent to|override|overridden|this method is|"
-    r"this function is deprecated|not implemented|for internal use|for backward|"
-    r"backward[- ]compat|compatibility|helper|wrapper)"
-    r"|internal use|for internal|subclasses (must|should) override|must be overridden|"
-    r"not (yet )?implemented|deprecated",
-    re.IGNORECASE,
-)
-ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "cf", "mr", "dr", "st", "no", "approx", "resp", "esp"}
 PROPERTY_DECORATORS = {"property", "cached_property", "abstractproperty", "overload"}
 
 
 # --------------------------------------------------------------------------- text
-
-
-def first_sentence(docstring: str) -> str | None:
-    """The docstring's first sentence, markup stripped and whitespace normalized."""
-    lines: list[str] = []
-    for raw in docstring.strip().splitlines():
-        line = raw.strip()
-        if not line:
-            if lines:
-                break  # end of first paragraph
-            continue
-        if line.startswith((">>>", "...")):
-            break
-        lines.append(line)
-    if not lines:
-        return None
-    text = " ".join(lines)
-    text = strip_markup(text)
-    text = re.sub(r"\s+", " ", text).strip()
-    if not text:
-        return None
-    sentence = text
-    for match in re.finditer(r"[.!?](?=\s|$)", text):
-        before = text[: match.start()]
-        last_word = re.split(r"[\s(]", before)[-1].lower()
-        if last_word in ABBREVIATIONS:
-            continue  # "e.g." / "i.e." do not end a sentence
-        sentence = text[: match.end()]
-        break
-    sentence = sentence.strip()
-    if sentence.endswith(":"):
-        sentence = sentence[:-1].rstrip() + "."
-    return sentence or None
-
-
-def strip_markup(text: str) -> str:
-    """Remove reST roles, backticks and emphasis markers, keeping the words."""
-    text = re.sub(r":[a-zA-Z:]+:`~?!?([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", text)  # :func:`x` / :ref:`t <x>`
-    text = re.sub(r"``([^`]*)``", r"\1", text)
-    text = re.sub(r"`([^`]*)`_?", r"\1", text)
-    text = re.sub(r"(?<![\w*])\*\*?([^*\s][^*]*?)\*\*?(?![\w*])", r"\1", text)
-    text = text.replace("`", "")
-    return text
-
-
-def words_of(text: str) -> list[str]:
-    return re.findall(r"[A-Za-z][A-Za-z0-9']*", text)
-
-
-def name_tokens(name: str) -> set[str]:
-    parts: list[str] = []
-    for piece in re.split(r"[_\W]+", name):
-        parts.extend(re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", piece))
-    return {stem(p.lower()) for p in parts if p}
-
-
-def stem(word: str) -> str:
-    word = word.lower()
-    for suffix in ("ing", "es", "s", "ed"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+# first_sentence, strip_markup, words_of, name_tokens, stem and the word lists live in
+# pytest_chunkeval.generators.text, shared with `chunkeval golden from-docs` (which generalizes this
+# script to every language with documentation comments); their behaviour is unchanged.
 
 
 def informative(sentence: str, func_name: str, class_name: str | None) -> bool:

@@ -1,0 +1,9 @@
+"""``python -m pytest_chunkeval ...``: the same command line as the ``chunkeval`` console script."""
+from __future__ import annotations
+
+import sys
+
+from .generators.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""``chunkeval golden from-docs|from-history``: the command line over the two generators.
+
+Argument parsing and printing only; every rule lives in :mod:`.docs` and :mod:`.history`, so the same suite can be
+built from Python (``build_from_docs``) with the same result.
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..golden import GoldenError
+from .docs import DocsOptions, build_from_docs
+from .git import GitError
+from .history import HistoryOptions, build_from_history
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="chunkeval", description="pytest-chunkeval tools")
+    top = parser.add_subparsers(dest="area", required=True)
+    golden = top.add_parser("golden", help="build golden suites from a repository").add_subparsers(dest="command", required=True)
+
+    docs = golden.add_parser("from-docs", help="queries = first sentences of documentation comments")
+    docs.add_argument("src", type=Path, help="source tree to mine (any folder; a git checkout records its commit)")
+    d = DocsOptions()
+    docs.add_argument("--max-per-file", type=int, default=d.max_per_file, help="queries per file at most (%(default)s)")
+    docs.add_argument("--min-span-lines", type=int, default=d.min_span_lines,
+                      help="declarations shorter than this are dropped (%(default)s)")
+    docs.add_argument("--max-span-lines", type=int, default=d.max_span_lines,
+                      help="declarations longer than this are dropped (%(default)s)")
+
+    hist = golden.add_parser("from-history", help="queries = subjects of focused commits, relevance = git blame")
+    hist.add_argument("src", type=Path, metavar="repo", help="git repository")
+    h = HistoryOptions()
+    hist.add_argument("--rev", default=h.rev, help="revision whose files are the corpus (%(default)s)")
+    hist.add_argument("--max-commits", type=int, default=h.max_commits, help="newest commits examined (%(default)s)")
+    hist.add_argument("--max-files", type=int, default=h.max_files, help="code files a commit may touch (%(default)s)")
+    hist.add_argument("--min-lines", type=int, default=h.min_lines,
+                      help="substantive lines that must survive at REV (%(default)s)")
+    hist.add_argument("--max-lines", type=int, default=h.max_lines, help="surviving lines at most (%(default)s)")
+
+    for sub, opts in ((docs, d), (hist, h)):
+        sub.add_argument("out", type=Path, help="output folder: queries.yaml, corpus/, meta.json")
+        sub.add_argument("--seed", type=int, default=opts.seed, help="sampling seed (%(default)s)")
+        sub.add_argument("--max-queries", type=int, default=opts.max_queries, help="(%(default)s)")
+        sub.add_argument("--min-words", type=int, default=opts.min_words, help="words a query needs (%(default)s)")
+        sub.add_argument("--max-file-bytes", type=int, default=opts.max_file_bytes, help="(%(default)s)")
+    return parser
+
+
+def _check_out(out: Path) -> str | None:
+    """Refuse to overwrite a folder that is not an earlier generated suite (its corpus/ would be replaced)."""
+    if out.exists() and not out.is_dir():
+        return f"{out} exists and is not a folder"
+    if out.is_dir() and any(out.iterdir()) and not (out / "meta.json").is_file():
+        return f"{out} is not empty and holds no generated suite (no meta.json); choose another folder"
+    return None
+
+
+def _summary(meta: dict[str, Any], out: Path) -> str:
+    lines = [f"{out / 'queries.yaml'}: {meta['queries']} queries over {meta['corpus_files']} corpus files"
+             + (f" (commit {meta['commit'][:12]})" if meta.get("commit") else "")]
+    if meta.get("skipped_files"):
+        lines.append("skipped files: " + ", ".join(f"{k}={v}" for k, v in meta["skipped_files"].items()))
+    lines.append("dropped: " + (", ".join(f"{k}={v}" for k, v in meta["dropped"].items()) or "none"))
+    if meta.get("missing_grammars"):
+        lines.append("grammar wheels not installed: " + ", ".join(meta["missing_grammars"]))
+    lines.append(f"run: pytest --chunkeval --chunkeval-golden={out / 'queries.yaml'}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    command = "chunkeval " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+    problem = _check_out(args.out) or (None if args.src.is_dir() else f"{args.src} is not a folder")
+    if problem:
+        print(f"chunkeval: {problem}", file=sys.stderr)
+        return 2
+    common = {"seed": args.seed, "max_queries": args.max_queries, "min_words": args.min_words,
+              "max_file_bytes": args.max_file_bytes}
+    try:
+        if args.command == "from-docs":
+            opts = DocsOptions(max_per_file=args.max_per_file, min_span_lines=args.min_span_lines,
+                               max_span_lines=args.max_span_lines, **common)
+            meta = build_from_docs(args.src, args.out, opts, command)
+        else:
+            hopts = HistoryOptions(rev=args.rev, max_commits=args.max_commits, max_files=args.max_files,
+                                   min_lines=args.min_lines, max_lines=args.max_lines, **common)
+            meta = build_from_history(args.src, args.out, hopts, command)
+    except (GoldenError, GitError, ValueError) as exc:
+        print(f"chunkeval: {exc}", file=sys.stderr)
+        return 1
+    print(_summary(meta, args.out))
+    return 0
