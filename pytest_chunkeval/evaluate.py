@@ -17,11 +17,12 @@ from .chunking.fixed import FixedSizeChunker
 from .embed import EmbedCounts, Embedder
 from .fingerprint import index_fingerprint, strategy_fingerprint
 from .golden import GoldenSuite, Query
-from .index import Hit, IndexStore, RankingCache, Row, lock_path, table_name
+from .index import Hit, IndexStore, RankingCache, Row
 from .metrics import ChunkRef, Ranked, evaluate_query, hit, sort_ranking
 from .quality import QualityReport, check, token_counter
 from .stats import summarize
 from .strategy import Registration, handles
+from .table_identity import TableIdentity
 
 MODES = ("file", "chunk")
 
@@ -39,8 +40,6 @@ class Settings:
     k: int = 10
     retrieval: str = "hybrid"
     depth: int = 50  # candidates fetched before the deterministic tie-break cuts to k
-    db_uri: str = ".chunkeval/lancedb"
-    cache_dir: Path = Path(".chunkeval")
 
 
 @dataclass
@@ -223,25 +222,22 @@ class Evaluator:
         )
 
     def _index(self, run: StrategyRun, reg: Registration) -> None:
-        from filelock import FileLock
-
         if not run.chunks:  # nothing to index: every query retrieves nothing and scores 0
             return
         t0 = time.perf_counter()
         run.fingerprint = index_fingerprint(
             run.suite.corpus.content_hash, strategy_fingerprint(reg, run.strategy), self.embedder.cache_id
         )
-        run.table = table_name(run.suite.name, run.name, run.fingerprint)
-        with FileLock(str(lock_path(self.settings.cache_dir / "locks", run.table))):
-            if self.store.verify(run.table, expected_rows=len(run.chunks)):
-                run.reused = True
-            else:
-                texts = [c.text for _, c in run.chunks]
-                advance = self.progress(f"embedding {run.suite.name} · {run.name}", len(texts))
-                vectors, run.embed = self.embedder.encode(texts, advance)
-                rows = [Row(cid, c.path, c.start_line, c.end_line, c.text) for cid, c in run.chunks]
-                self.store.build(run.table, rows, vectors)
-                self.store.drop_stale(run.table.rsplit("__", 1)[0], run.table)
+        identity = TableIdentity.of(run.suite.path, run.name, run.fingerprint, label=run.suite.name)
+        run.table = identity.name
+
+        def rows_and_vectors() -> tuple[list[Row], np.ndarray]:
+            texts = [c.text for _, c in run.chunks]
+            advance = self.progress(f"embedding {run.suite.name} · {run.name}", len(texts))
+            vectors, run.embed = self.embedder.encode(texts, advance)
+            return [Row(cid, c.path, c.start_line, c.end_line, c.text) for cid, c in run.chunks], vectors
+
+        run.reused = self.store.ensure(identity, len(run.chunks), rows_and_vectors)
         run.index_bytes = self.store.size_bytes(run.table)
         run.build_seconds = time.perf_counter() - t0
 

@@ -1,24 +1,26 @@
 """LanceDB tables: one per (suite, strategy, fingerprint), with vectors and a full-text index over split identifiers.
 
-Tables live in an embedded database (``.chunkeval/lancedb``) or any LanceDB URI. A table whose name carries the
-current fingerprint is reused as is; building takes a file lock so parallel workers never build the same table twice.
+Tables live in an embedded database (``.chunkeval/lancedb``) or any LanceDB URI. Each is named and recorded by its
+:class:`~.table_identity.TableIdentity`; the table of the current identity is reused as is, and building takes a file
+lock per (suite, strategy) so parallel workers never build the same table twice.
 """
 from __future__ import annotations
 
 import os
 import re
-import sqlite3
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from .embed import CacheStore, CacheWarning, WarnFn
+from .cache_store import CacheView, CacheWarning, WarnFn
 from .identifiers import split_words
+from .table_identity import TableIdentity, is_legacy_name, read_record
 
 os.environ.setdefault("LANCEDB_LOG", "error")
 
@@ -55,8 +57,8 @@ def _lancedb_version() -> str:
         return "unknown"
 
 
-class RankingCache(CacheStore):
-    """Search results by (table, mode, depth, query text), in the same SQLite file as the embeddings.
+class RankingCache(CacheView):
+    """Search results by (table, mode, depth, query text), in the cache store beside the embeddings.
 
     A table name carries the fingerprint of everything that feeds it, and search over a fixed table is
     deterministic, so a re-run can skip the database entirely; that is most of a warm run's time otherwise. The key
@@ -75,12 +77,8 @@ class RankingCache(CacheStore):
         """The cached hits, or None when there are none or the stored value is not a list of [id, score] pairs."""
         import json
 
-        with self._lock:
-            try:
-                row = self._db.execute("SELECT hits FROM rankings WHERE key = ?", (key,)).fetchone()
-            except sqlite3.DatabaseError as exc:
-                self._recover(exc)
-                return None
+        rows = self.store.read("SELECT hits FROM rankings WHERE key = ?", (key,))
+        row = rows[0] if rows else None
         if row is None:
             return None
         try:
@@ -93,14 +91,7 @@ class RankingCache(CacheStore):
         import json
 
         rows = [(k, json.dumps([[h.chunk_id, h.score] for h in hits])) for k, hits in items]
-        with self._lock:
-            try:
-                self._db.executemany("INSERT OR REPLACE INTO rankings VALUES (?, ?)", rows)
-                self._db.commit()
-            except sqlite3.DatabaseError as exc:
-                self._recover(exc)
-                self._db.executemany("INSERT OR REPLACE INTO rankings VALUES (?, ?)", rows)
-                self._db.commit()
+        self.store.write("INSERT OR REPLACE INTO rankings VALUES (?, ?)", rows)
 
 
 def _short_error(exc: BaseException) -> str:
@@ -108,11 +99,6 @@ def _short_error(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     text = re.sub(r",? /(rustc|root|home)/\S+\.rs:\d+:\d+\S*", "", text)
     return f"{type(exc).__name__}: {text[:300]}"
-
-
-def table_name(suite_name: str, strategy: str, fingerprint: str) -> str:
-    slug = re.sub(r"[^A-Za-z0-9_]+", "_", f"{suite_name}__{strategy}").strip("_")
-    return f"{slug}__{fingerprint[:20]}"
 
 
 def _is_local(uri: str) -> bool:
@@ -151,7 +137,11 @@ def arrow_payload_bytes(table: Any) -> int:
 
 
 class IndexStore:
-    """The database connection plus the operations the evaluation needs: ensure a table, measure it, search it."""
+    """The database connection plus everything about its tables: naming, locking, reuse, cleanup, search.
+
+    Tables are named and recorded by :class:`TableIdentity`; building one holds a file lock per (suite, strategy)
+    in ``lock_dir``, so parallel workers never build the same table twice or drop one another is building.
+    """
 
     def __init__(self, uri: str, lock_dir: Path, warn: WarnFn | None = None) -> None:
         self.uri = uri
@@ -171,29 +161,51 @@ class IndexStore:
         return self._db
 
     def _names(self) -> set[str]:
-        listing = self.db.list_tables()
-        names = getattr(listing, "tables", listing)
-        return set(names)
+        names: set[str] = set()
+        token = None
+        while True:
+            listing = self.db.list_tables(page_token=token)
+            names.update(getattr(listing, "tables", listing))
+            token = getattr(listing, "page_token", None)
+            if not token:
+                return names
+
+    @contextmanager
+    def locked(self, key: str) -> Iterator[None]:
+        """Hold the lock of one (suite, strategy) (:attr:`TableIdentity.key`), or of a table name without one."""
+        from filelock import FileLock
+
+        self.lock_dir.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(self.lock_dir / f"{key}.lock")):
+            yield
 
     def exists(self, name: str) -> bool:
+        """Whether table ``name`` is there with its full-text index. Damage is not absence: a table that cannot be
+        read raises (:meth:`verify` is what judges and replaces damaged tables)."""
         if name not in self._names():
             return False
         try:
-            indices = self.db.open_table(name).list_indices()
-        except Exception:
-            return False
-        return any(getattr(i, "index_type", "") == "FTS" for i in indices)
+            tbl = self.db.open_table(name)
+        except ValueError as exc:  # dropped between the listing and the opening: LanceDB's "Table ... not found"
+            if "not found" in str(exc):
+                return False
+            raise
+        return any(getattr(i, "index_type", "") == "FTS" for i in tbl.list_indices())
 
-    def problem(self, name: str, expected_rows: int | None = None) -> str | None:
+    def problem(self, name: str, expected_rows: int | None = None, identity: TableIdentity | None = None) -> str | None:
         """Why the existing table ``name`` cannot be served as is (None: it can).
 
         Opening a table and counting its rows read only the manifest, so a truncated data file or a damaged FTS
         index file would surface later as raw Lance errors in every item, or not at all when the rankings come
         from the cache. Reading every row (which also gives :meth:`size_bytes` its figure) and one full-text probe
-        load every file the searches need.
+        load every file the searches need. With ``identity``, the table must also record that identity.
         """
         try:
             tbl = self.db.open_table(name)
+            if identity is not None:
+                found = read_record(tbl.schema.metadata)
+                if found != identity:
+                    return f"it records {found.describe() if found else 'no identity'}, not {identity.describe()}"
             if not any(getattr(i, "index_type", "") == "FTS" for i in tbl.list_indices()):
                 return "it has no full-text index"
             data = tbl.to_arrow()
@@ -205,15 +217,31 @@ class IndexStore:
         self._sizes[name] = arrow_payload_bytes(data)
         return None
 
-    def verify(self, name: str, expected_rows: int | None = None) -> bool:
+    def verify(self, name: str, expected_rows: int | None = None, identity: TableIdentity | None = None) -> bool:
         """True when table ``name`` exists and is healthy; a damaged one is dropped with one warning (then False)."""
         if name not in self._names():
             return False
-        problem = self.problem(name, expected_rows)
+        problem = self.problem(name, expected_rows, identity)
         if problem is None:
             return True
         self.drop(name)
         self._warn(f"LanceDB table {name} in {self.uri} is damaged ({problem}); dropped it to rebuild it")
+        return False
+
+    def ensure(
+        self, identity: TableIdentity, expected_rows: int, make: Callable[[], tuple[Sequence[Row], np.ndarray]]
+    ) -> bool:
+        """Make sure the table of ``identity`` is there and healthy; True when it was reused as it was.
+
+        Otherwise ``make`` gives its rows and vectors (it embeds, so it is called only when needed), the table is
+        built and the older builds of the same (suite, strategy) are dropped: only the current one is worth the disk.
+        """
+        with self.locked(identity.key):
+            if self.verify(identity.name, expected_rows, identity):
+                return True
+            rows, vectors = make()
+            self.build(identity.name, rows, vectors, identity)
+            self.drop_superseded(identity)
         return False
 
     def drop(self, name: str) -> None:
@@ -227,10 +255,16 @@ class IndexStore:
         if _is_local(self.uri):
             import shutil
 
-            shutil.rmtree(Path(self.uri.removeprefix("file://")) / f"{name}.lance", ignore_errors=True)
+            shutil.rmtree(self._folder(name), ignore_errors=True)
 
-    def build(self, name: str, rows: Sequence[Row], vectors: np.ndarray) -> None:
-        """Create the table with its FTS index, compact it and drop old versions so its size is honest."""
+    def _folder(self, name: str) -> Path:
+        return Path(self.uri.removeprefix("file://")) / f"{name}.lance"
+
+    def build(self, name: str, rows: Sequence[Row], vectors: np.ndarray, identity: TableIdentity | None = None) -> None:
+        """Create the table with its FTS index, compact it and drop old versions so its size is honest.
+
+        ``identity`` is recorded in the table's schema metadata, for cleanup and reports to read.
+        """
         import pyarrow as pa
         from lancedb.index import FTS
 
@@ -244,7 +278,8 @@ class IndexStore:
                 pa.field("text", pa.string()),
                 pa.field("words", pa.string()),
                 pa.field("vector", pa.list_(pa.float32(), dim)),
-            ]
+            ],
+            metadata=identity.record() if identity is not None else None,
         )
         data = pa.table(
             {
@@ -289,14 +324,31 @@ class IndexStore:
             self._sizes[name] = arrow_payload_bytes(self.db.open_table(name).to_arrow())
         return self._sizes[name]
 
-    def drop_stale(self, prefix: str, keep: str) -> int:
-        """Drop older tables of the same (suite, strategy): only the current fingerprint is worth the disk."""
-        dropped = 0
-        for other in self._names():
-            if other != keep and other.rsplit("__", 1)[0] == prefix:
-                self.db.drop_table(other)
-                dropped += 1
+    def drop_superseded(self, identity: TableIdentity) -> list[str]:
+        """Drop the other builds of ``identity``'s (suite, strategy), by their records, and the tables an older
+        pytest-chunkeval named for it; the names of those dropped."""
+        dropped = []
+        for other in sorted(self._names() - {identity.name}):
+            mine = identity.key in other  # cheap filters; the record decides
+            legacy = is_legacy_name(other) and other[: -len("__") - 20] == identity.legacy_name_prefix
+            if not (mine or legacy):
+                continue
+            try:
+                found = read_record(self.db.open_table(other).schema.metadata)
+            except (OSError, RuntimeError, ValueError):  # damaged: left to verify() or --chunkeval-clean
+                continue
+            ours = found.key == identity.key if found is not None else legacy
+            if not ours:
+                continue
+            self.drop(other)
+            dropped.append(other)
         return dropped
+
+    def clean(self, strategies: set[str] | None = None, root: Path | None = None) -> Any:
+        """Drop the tables nothing will reuse and old versions of the rest (:func:`index_clean.clean`)."""
+        from .index_clean import clean
+
+        return clean(self, strategies, root)
 
     def search(self, name: str, vector: np.ndarray, text: str, mode: str, depth: int) -> list[Hit]:
         """Top ``depth`` chunks with a score where higher is better, in the database's order."""
@@ -326,8 +378,3 @@ class IndexStore:
             .to_list()
         )
         return [Hit(r["chunk_id"], float(r["_relevance_score"])) for r in res]
-
-
-def lock_path(lock_dir: Path, name: str) -> Path:
-    lock_dir.mkdir(parents=True, exist_ok=True)
-    return lock_dir / f"{name}.lock"

@@ -118,6 +118,21 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     state = _state(session.config)
     if state is not None and _xdist_controller(session.config) and not session.config.option.collectonly:
         state.check_model()
+    _clean_index(session)
+
+
+def _clean_index(session: pytest.Session) -> None:
+    """--chunkeval-clean: once per run (the xdist controller, never a worker), before anything is evaluated."""
+    state = _state(session.config)
+    if not session.config.getoption("chunkeval_clean") or is_worker(session.config) or session.config.option.collectonly:
+        return
+    if state is None:
+        raise pytest.UsageError("--chunkeval-clean cleans the index before an evaluation: add --chunkeval")
+    from .index import IndexStore
+
+    store = IndexStore(state.options.db_uri, state.options.cache_dir / "locks")
+    for line in store.clean(set(state.load_strategies()), state.options.rootdir).lines(store.uri):
+        state.write(line + "\n")
 
 
 def _xdist_controller(config: pytest.Config) -> bool:

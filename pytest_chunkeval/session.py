@@ -125,7 +125,7 @@ class ChunkevalState:
             o = self.options
             cache = EmbeddingCache(o.cache_dir / "cache.sqlite")
             embedder = Embedder(o.model, cache=cache, device=o.device)
-            settings = Settings(k=o.k, retrieval=o.retrieval, db_uri=o.db_uri, cache_dir=o.cache_dir)
+            settings = Settings(k=o.k, retrieval=o.retrieval)
             store = IndexStore(o.db_uri, o.cache_dir / "locks")
             progress = LineProgress(self.write, self.tty) if o.progress else None
             rankings = RankingCache(o.cache_dir / "cache.sqlite")

@@ -1,4 +1,5 @@
-"""A damaged cache store (``.chunkeval/cache.sqlite``) is detected when opened, moved aside and rebuilt, once.
+"""A damaged or outdated cache store (``.chunkeval/cache.sqlite``) is detected when opened, moved aside and rebuilt,
+once; the embedding and ranking caches share one handle on it.
 
 Real SQLite files, no model: what matters is what the store does with the bytes it finds.
 """
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_chunkeval.embed import CACHE_APPLICATION_ID, CacheWarning, EmbeddingCache
+from pytest_chunkeval.cache_store import CACHE_APPLICATION_ID, CACHE_SCHEMA_VERSION, CacheWarning, EmbeddingCache
 from pytest_chunkeval.index import Hit, RankingCache
 
 
@@ -113,3 +114,33 @@ def test_store_damaged_while_in_use_is_replaced_and_reads_miss(tmp_path: Path) -
     assert len(found) < 2000
     cache.put_many("m", [("new", np.ones(3, dtype=np.float32))])
     assert "new" in cache.get_many("m", ["new"])
+
+
+def test_both_caches_share_one_handle_and_closing_one_keeps_the_other(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    vectors, rankings = EmbeddingCache(path), RankingCache(path)
+    assert vectors.store is rankings.store and vectors._db is rankings._db
+    vectors.close()
+    rankings.put_many([("q", [Hit("a#0", 0.5)])])
+    assert rankings.get("q") == [Hit("a#0", 0.5)]
+    rankings.close()
+
+
+def test_store_of_another_schema_version_is_rebuilt_with_one_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pytest-chunkeval whose cache tables changed shape bumps the version: the old store is set aside, once."""
+    from pytest_chunkeval import cache_store
+
+    path = tmp_path / "cache.sqlite"
+    _filled(path, 3)
+    monkeypatch.setattr(cache_store, "CACHE_SCHEMA_VERSION", CACHE_SCHEMA_VERSION + 1)
+    messages = _open_both(path)
+    assert len(messages) == 1, messages
+    assert f"cache schema version {CACHE_SCHEMA_VERSION}, this pytest-chunkeval uses {CACHE_SCHEMA_VERSION + 1}" in messages[0]
+    assert len(_aside(path)) == 1
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == CACHE_SCHEMA_VERSION + 1
+    assert db.execute("SELECT count(*) FROM vectors WHERE key IN ('k0', 'k1', 'k2')").fetchone()[0] == 0
+    db.close()
+    assert _open_both(path) == []  # the rebuilt store is healthy: no second warning

@@ -1,0 +1,124 @@
+"""Which (suite, strategy, fingerprint) a LanceDB table holds: its name, and the record that says so inside it.
+
+A table name is readable (``avap__ast-context__<key>__<fingerprint>``) but never parsed: two suites can share a
+folder name and two strategies can differ only in punctuation, so the name carries ``key``, a hash of the exact
+suite path and strategy name, and the table itself carries the record (in its Arrow schema metadata, so it travels
+with the table to any LanceDB URI). Cleanup and reports read the record; the name only has to be unique.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+#: Schema-metadata key of the identity record.
+RECORD_KEY = b"chunkeval.table"
+#: Bump when the record's fields change meaning; a table with another format is treated as foreign to this code.
+RECORD_FORMAT = 1
+#: Tables named by pytest-chunkeval before the record existed: ``<slug of suite name and strategy>__<20 hex>``.
+#: Nothing reuses them any more, so they are always stale.
+LEGACY_NAME = re.compile(r"[A-Za-z0-9_]+__[0-9a-f]{20}")
+#: Tables named by this module: only used to tell, for a table whose record cannot be read, whether it is ours.
+NAME = re.compile(r".+__[0-9a-f]{12}__[0-9a-f]{20}")
+
+
+def is_legacy_name(name: str) -> bool:
+    """Named by the older scheme (and not by this one, whose names without a hyphen fit the old pattern too)."""
+    return bool(LEGACY_NAME.fullmatch(name)) and not NAME.fullmatch(name)
+
+
+@lru_cache(maxsize=256)
+def _work_tree(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():  # a folder in a clone, a file in a linked worktree
+            return candidate
+    return None
+
+
+def suite_id(path: Path) -> str:
+    """The suite's golden file relative to its git work tree, else absolute.
+
+    Relative so that the same suite has the same identity in every checkout of the project: the base side of
+    ``--chunkeval-base`` runs in a new temporary worktree each time, and must still find its tables of last time.
+    """
+    path = Path(path).resolve()
+    root = _work_tree(path.parent)
+    return path.relative_to(root).as_posix() if root is not None else path.as_posix()
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")[:40] or "x"
+
+
+@dataclass(frozen=True)
+class TableIdentity:
+    """One index table: suite and strategy say whose it is, the fingerprint which build of it."""
+
+    suite: str  # suite_id() of the golden file
+    strategy: str
+    fingerprint: str
+    # Not part of the identity: the same suite in another checkout (the base worktree) is the same suite.
+    label: str = field(default="", compare=False)  # the suite's display name, for the readable name only
+    suite_path: str = field(default="", compare=False)  # absolute path when built: does the suite still exist?
+    built_at: float = field(default=0.0, compare=False)
+
+    @classmethod
+    def of(cls, suite_path: Path, strategy: str, fingerprint: str, label: str = "") -> "TableIdentity":
+        path = Path(suite_path).resolve()
+        return cls(suite_id(path), strategy, fingerprint, label or path.parent.name, str(path))
+
+    @property
+    def key(self) -> str:
+        """Hash of the exact suite id and strategy name: the same for every build of one (suite, strategy)."""
+        return hashlib.sha256(f"{self.suite}\0{self.strategy}".encode("utf-8")).hexdigest()[:12]
+
+    @property
+    def name(self) -> str:
+        return f"{_slug(self.label)}__{_slug(self.strategy)}__{self.key}__{self.fingerprint[:20]}"
+
+    @property
+    def legacy_name_prefix(self) -> str:
+        """What the naming before the record gave this (suite, strategy), without its fingerprint: such tables
+        are never reused, so a build drops them (several suites or strategies may map to one prefix; all stale)."""
+        return re.sub(r"[^A-Za-z0-9_]+", "_", f"{self.label}__{self.strategy}").strip("_")
+
+    def describe(self) -> str:
+        return f"{self.suite} · {self.strategy}"
+
+    def record(self) -> dict[bytes, bytes]:
+        """The schema metadata a table of this identity is built with."""
+        body = {"format": RECORD_FORMAT, **asdict(self), "built_at": self.built_at or time.time()}
+        return {RECORD_KEY: json.dumps(body, sort_keys=True).encode("utf-8")}
+
+
+def read_record(metadata: Mapping[bytes, bytes] | None) -> TableIdentity | None:
+    """The identity recorded in a table's schema metadata; None when there is none in a format this code reads."""
+    raw = (metadata or {}).get(RECORD_KEY)
+    if raw is None:
+        return None
+    try:
+        body: dict[str, Any] = json.loads(raw)
+        if body.get("format") != RECORD_FORMAT:
+            return None
+        return TableIdentity(
+            suite=str(body["suite"]), strategy=str(body["strategy"]), fingerprint=str(body["fingerprint"]),
+            label=str(body.get("label", "")), suite_path=str(body.get("suite_path", "")),
+            built_at=float(body.get("built_at", 0.0)),
+        )
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def suite_gone(ident: TableIdentity, root: Path | None) -> bool:
+    """True when the suite a table was built for exists neither where it was built nor under ``root``'s work tree."""
+    if ident.suite_path and Path(ident.suite_path).exists():
+        return False
+    if Path(ident.suite).is_absolute():
+        return not Path(ident.suite).exists()
+    tree = _work_tree(Path(root).resolve()) if root is not None else None
+    return tree is not None and not (tree / ident.suite).exists()  # no work tree here: cannot tell, so keep it
