@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
-from .strategy import Registration, code_files
+from .strategy import Contract, Registration
 
 INDEX_LAYOUT_VERSION = "1"
 
@@ -24,15 +24,17 @@ def _hash_files(h: "hashlib._Hash", paths: Iterable[Path]) -> None:
             h.update(b"<unreadable>")
 
 
-def strategy_fingerprint(reg: Registration, strategy: Any) -> str:
+def strategy_fingerprint(reg: Registration, strategy: Contract) -> str:
+    """The strategy's part: registered name, declared version, defining code and the files it reads.
+
+    The model's window, which sizes a ``WINDOW`` limit, is not here: it is in the embedder's id, which
+    :func:`index_fingerprint` takes as well.
+    """
     h = hashlib.sha256()
-    h.update(f"{reg.name}\0{getattr(strategy, 'version', '')}\0".encode("utf-8"))
+    h.update(f"{reg.name}\0{strategy.version}\0".encode("utf-8"))
     origin_file = Path(reg.origin.rsplit(":", 1)[0])
-    files = [*code_files(strategy), origin_file]
-    _hash_files(h, files)
-    source_files = getattr(strategy, "source_files", None)
-    if callable(source_files):
-        _hash_files(h, source_files())
+    _hash_files(h, [*strategy.code_files, origin_file])
+    _hash_files(h, strategy.source_files)
     return h.hexdigest()
 
 

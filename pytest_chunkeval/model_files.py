@@ -68,21 +68,12 @@ def resolve_model(name_or_path: str | None) -> tuple[str, Path | None]:
     return name_or_path, None
 
 
-@lru_cache(maxsize=4)
-def tokenizer_for(model_dir: Path):  # -> tokenizers.Tokenizer
-    """The model's fast tokenizer, for counting tokens without loading torch (``tokenizers`` imports in ms)."""
-    from tokenizers import Tokenizer
-
-    tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    tok.no_truncation()
-    tok.no_padding()
-    return tok
-
-
 def count_tokens(text: str, model_dir: Path | None = None) -> int:
-    """Tokens the embedder sees for ``text``, including [CLS]/[SEP], before truncation."""
-    tok = tokenizer_for(model_dir or default_model_dir())
-    return len(tok.encode(text).ids)
+    """Tokens the model in ``model_dir`` (the bundled one by default) sees for ``text``, including [CLS]/[SEP],
+    before truncation; counted by :mod:`.sizing`, the one place sizes are measured."""
+    from .sizing import default_tokens, model_tokens
+
+    return (model_tokens(model_dir) if model_dir is not None else default_tokens()).count(text)
 
 
 class ModelNotFoundError(RuntimeError):

@@ -1,21 +1,22 @@
 """Chunk quality checks: the properties peers get wrong, measured the same way for every strategy.
 
-Lossless: every non-blank source line can be found in some chunk that claims its line. Within size: no chunk over
-the strategy's declared limit. Token window: how many chunks the embedder truncates (all-MiniLM-L6-v2 reads 256
-tokens; a 1,000-character Python chunk averages ~285), a failure only where the strategy promises to fit. Tiny
-chunks: a share, because fragments without context retrieve badly.
+Lossless: every non-blank source line can be found in some chunk that claims its line (lines the strategy
+declares dropped excepted). Within size: no chunk over the strategy's declared limit. Token window: how many
+chunks the embedder truncates (its window, in its own tokens: all-MiniLM-L6-v2 reads 256, and a 1,000-character
+Python chunk averages ~285), a failure only where the strategy promises to fit. Tiny chunks: a share, because
+fragments without context retrieve badly. Sizes are measured by :mod:`.sizing`, with the model the strategy's
+contract is bound to.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from .chunk import Chunk
+from .sizing import default_tokens, nonws_len, text_size
+from .strategy import Contract
 
 TINY_NONWS_CHARS = 50
-_WS = re.compile(r"\s+")
 
 
 @dataclass
@@ -28,7 +29,7 @@ class QualityReport:
     size_unit: str = "chars"
     over_limit: list[str] = field(default_factory=list)  # "path:start-end: size"
     largest: int = 0
-    window_tokens: int = 256
+    window_tokens: int = 0
     over_window: int = 0
     fits_window: bool = False
     over_window_examples: list[str] = field(default_factory=list)
@@ -63,32 +64,6 @@ class QualityReport:
             "tiny": self.tiny,
             "tiny_share": self.tiny_share,
         }
-
-
-def nonws_len(text: str) -> int:
-    return len(_WS.sub("", text))
-
-
-def measure(text: str, unit: str, count_tokens: Callable[[list[str]], list[int]]) -> int:
-    if unit == "chars":
-        return len(text)
-    if unit == "nonws_chars":
-        return nonws_len(text)
-    if unit == "tokens":
-        return count_tokens([text])[0]
-    raise ValueError(f"unknown size unit {unit!r} (chars, nonws_chars, tokens)")
-
-
-def token_counter(model_dir: Path | None) -> Callable[[list[str]], list[int]]:
-    """Batch token counts with the embedder's own tokenizer (special tokens included, nothing truncated)."""
-    from .model_files import default_model_dir, tokenizer_for
-
-    tok = tokenizer_for(model_dir if model_dir and (model_dir / "tokenizer.json").is_file() else default_model_dir())
-
-    def count(texts: list[str]) -> list[int]:
-        return [len(e.ids) for e in tok.encode_batch(texts)]
-
-    return count
 
 
 def _merged(intervals: list[tuple[int, int]], data: bytes) -> list[tuple[int, int]]:
@@ -149,35 +124,28 @@ def _uncovered_lines(path: str, text: str, chunks: Sequence[Chunk], exempt: set[
     return checked, missing
 
 
-def check(
-    strategy: Any,
-    files: dict[str, str],
-    chunks_by_file: dict[str, list[Chunk]],
-    *,
-    window_tokens: int,
-    count_tokens: Callable[[list[str]], list[int]],
-) -> QualityReport:
-    """Measure every quality property for one strategy over the files it chunked."""
-    unit = getattr(strategy, "size_unit", "chars") or "chars"
-    applies = getattr(strategy, "size_applies_to", "text") or "text"
+def check(strategy: Contract, files: dict[str, str], chunks_by_file: dict[str, list[Chunk]]) -> QualityReport:
+    """Measure every quality property for one strategy over the files it chunked, against the window and with
+    the tokenizer of the model its contract is bound to."""
+    model = strategy.model or default_tokens()
+    unit, applies, window = strategy.size_unit, strategy.size_applies_to, model.window
     report = QualityReport(
-        claims_lossless=bool(getattr(strategy, "lossless", True)),
-        max_chunk_size=getattr(strategy, "max_chunk_size", None),
+        claims_lossless=strategy.lossless,
+        max_chunk_size=strategy.max_chunk_size,
         size_unit=unit,
-        window_tokens=window_tokens,
-        fits_window=bool(getattr(strategy, "fits_window", False)),
+        window_tokens=window,
+        fits_window=strategy.fits_window,
     )
-    dropped = getattr(strategy, "dropped_lines", None)
     all_chunks = [c for path in sorted(chunks_by_file) for c in chunks_by_file[path]]
     report.chunks = len(all_chunks)
-    token_counts = count_tokens([c.text for c in all_chunks]) if all_chunks else []
+    token_counts = model.count_many([c.text for c in all_chunks])
     for ch, tokens in zip(all_chunks, token_counts):
-        if tokens > window_tokens:
+        if tokens > window:
             report.over_window += 1
             if len(report.over_window_examples) < 10:
                 report.over_window_examples.append(f"{ch.path}:{ch.start_line}-{ch.end_line}: {tokens} tokens")
         measured_text = ch.source if applies == "body" else ch.text
-        size = tokens if unit == "tokens" and applies == "text" else measure(measured_text, unit, count_tokens)
+        size = tokens if unit == "tokens" and applies == "text" else text_size(measured_text, unit, model)
         report.largest = max(report.largest, size)
         if report.max_chunk_size is not None and size > report.max_chunk_size:
             report.over_limit.append(f"{ch.path}:{ch.start_line}-{ch.end_line}: {size} {unit}")
@@ -185,8 +153,7 @@ def check(
             report.tiny += 1
     for path in sorted(chunks_by_file):
         text = files[path]
-        exempt = set(dropped(path, text)) if callable(dropped) else set()
-        checked, missing = _uncovered_lines(path, text, chunks_by_file[path], exempt)
+        checked, missing = _uncovered_lines(path, text, chunks_by_file[path], strategy.dropped_lines(path, text))
         report.lines_checked += checked
         report.uncovered.extend(missing)
     return report

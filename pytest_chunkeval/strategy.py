@@ -4,15 +4,23 @@ A strategy is any object with a ``name`` and ``chunk(path, text) -> list[Chunk]`
 optional parts sensible defaults (which files it handles, its declared limits, what it feeds on) so a user's
 strategy can be a dozen lines. Registration is one decorator, :func:`strategy`, which also turns the factory into
 an ordinary pytest fixture, so ``def test_x(fixed_size): ...`` works in any test.
+
+Building a registered strategy resolves its :class:`Contract` once (:func:`resolve`): what it handles, its version,
+size unit and limit, whether it is lossless or which lines it declares dropped, its counters, the files that feed
+its fingerprint. The rest of the package reads the contract, never the strategy object's attributes.
 """
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, runtime_checkable
 
 from .chunk import Chunk
+from .sizing import check_unit, default_tokens, text_size
+
+if TYPE_CHECKING:
+    from .sizing import TokenModel
 
 
 @runtime_checkable
@@ -24,16 +32,28 @@ class ChunkingStrategy(Protocol):
     def chunk(self, path: str, text: str) -> list[Chunk]: ...
 
 
+#: ``max_chunk_size = WINDOW`` (with ``size_unit = "tokens"``): as large as the window of the model in use.
+WINDOW = "window"
+SIZE_APPLIES_TO = ("text", "body")
+
+
 class Strategy:
     """Convenient base for strategies; every attribute here is optional for a duck-typed strategy.
 
-    ``extensions`` of ``None`` means "every text file". ``max_chunk_size`` with ``size_unit`` ("chars",
-    "nonws_chars" or "tokens") is the limit the quality checks hold the strategy to. ``fits_window`` promises that
-    every chunk fits the embedder's token window, so truncation becomes a failure instead of a statistic.
-    ``lossless`` promises every non-blank source line appears in some chunk, except the kinds of text named in
-    ``drops`` (e.g. ``{"comments"}``). ``size_applies_to`` says whether ``max_chunk_size`` bounds the whole
-    embedded ``text`` (header included) or only the source ``body``. ``unavailable``, when set, is the reason the
-    strategy cannot run here (an optional peer library missing); its items are skipped with that reason.
+    Declarations (read once, by :func:`resolve`, when the strategy is built): ``extensions`` of ``None`` means
+    "every text file". ``max_chunk_size`` with ``size_unit`` ("chars", "nonws_chars" or "tokens", see
+    :mod:`.sizing`) is the limit the quality checks hold the strategy to; in tokens it may be :data:`WINDOW`.
+    ``size_applies_to`` says whether it bounds the whole embedded ``text`` (header included) or only the source
+    ``body``. A limit in tokens of the whole text that is within the model's window promises that nothing is
+    truncated (``fits_window``), so truncation becomes a failure instead of a statistic; ``fits_window = True``
+    makes that promise for any other unit. ``lossless`` promises every non-blank source line appears in some
+    chunk, except the lines :meth:`dropped_lines` declares left out on purpose. ``unavailable``, when set, is the
+    reason the strategy cannot run here (an optional peer library missing); its items are skipped with it.
+
+    Counters live here too: :meth:`count` and :meth:`warn` while chunking, :meth:`stats` for the report (the keys
+    of ``stat_keys`` always, zero when never counted), :meth:`reset_stats` before each evaluation. The harness
+    hands the strategy the model in use with :meth:`use_model`; :attr:`model` and :meth:`measure` size in its
+    tokens (the bundled all-MiniLM-L6-v2's outside an evaluation).
     """
 
     unavailable: str | None = None
@@ -42,12 +62,12 @@ class Strategy:
     version: str = "1"
     description: str = ""
     extensions: tuple[str, ...] | None = None
-    max_chunk_size: int | None = None
+    max_chunk_size: int | str | None = None
     size_unit: str = "chars"
     size_applies_to: str = "text"
-    fits_window: bool = False
     lossless: bool = True
-    drops: frozenset[str] = frozenset()
+    stat_keys: tuple[str, ...] = ()
+    _fits_window: bool = False
 
     def chunk(self, path: str, text: str) -> list[Chunk]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -61,17 +81,204 @@ class Strategy:
         """Files the strategy reads besides its code (a grammar, a config): they feed the index fingerprint."""
         return []
 
+    def dropped_lines(self, path: str, text: str) -> Iterable[int]:
+        """1-based lines of ``text`` this strategy leaves out on purpose (comments it strips, say): the lossless
+        check does not count them. A declaration, so a strategy that drops text can still be held to the rest."""
+        return ()
+
+    # -- the model in use ---------------------------------------------------------------------------------------
+    def use_model(self, model: TokenModel) -> None:
+        """Size in this model's tokens and window from now on (the harness calls it with the embedder's)."""
+        self._model = model
+
+    @property
+    def model(self) -> TokenModel:
+        found = self.__dict__.get("_model")
+        return default_tokens() if found is None else found
+
+    @property
+    def limit(self) -> int | None:
+        """``max_chunk_size`` as a number: :data:`WINDOW` resolved against the model in use."""
+        return resolve_limit(self.max_chunk_size, self.size_unit, self.model)
+
+    @property
+    def fits_window(self) -> bool:
+        """Whether every chunk is promised to fit the model's window: declared, or implied by the limit."""
+        return self._fits_window or window_fits(self.size_unit, self.size_applies_to, self.limit, self.model)
+
+    @fits_window.setter
+    def fits_window(self, promise: bool) -> None:
+        self._fits_window = bool(promise)
+
+    def measure(self, text: str) -> int:
+        """Size of ``text`` in this strategy's unit, with the model in use."""
+        return text_size(text, self.size_unit, self.model)
+
+    # -- counters -----------------------------------------------------------------------------------------------
+    def _counters(self) -> dict[str, int]:
+        found = self.__dict__.get("_counts")
+        if found is None:
+            found = self._counts = {}
+        return found
+
+    def counters(self) -> dict[str, int]:
+        """The live counter dict, for engines that count into a dict they are given (``ast_chunks(stats=...)``)."""
+        return self._counters()
+
+    def count(self, key: str, n: int = 1) -> None:
+        counts = self._counters()
+        counts[key] = counts.get(key, 0) + n
+
+    def warn(self, message: str) -> None:
+        """A finding worth reading in the report (``path:line: reason``), kept in ``stats()["warnings"]``."""
+        self.__dict__.setdefault("_warnings", []).append(message)
+
     def stats(self) -> dict[str, Any]:
         """Counters the strategy wants in the report (parse failures, fallbacks, ...), since its last reset."""
-        return {}
+        counts = self._counters()
+        warnings = list(self.__dict__.get("_warnings", ()))
+        out: dict[str, Any] = {k: warnings if k == "warnings" else counts.get(k, 0) for k in self.stat_keys}
+        out.update((k, v) for k, v in counts.items() if k not in out)
+        if warnings:
+            out["warnings"] = warnings
+        return out
 
     def reset_stats(self) -> None:
+        self._counts = {}
+        self._warnings = []
+
+
+def resolve_limit(declared: Any, unit: str, model: TokenModel | None) -> int | None:
+    """A declared ``max_chunk_size`` as a number (None: no limit)."""
+    if declared is None:
         return None
+    if declared == WINDOW:
+        if unit != "tokens":
+            raise ValueError(f"max_chunk_size={WINDOW!r} needs size_unit='tokens', not {unit!r}")
+        return (model or default_tokens()).window
+    if isinstance(declared, bool) or not isinstance(declared, int) or declared < 1:
+        raise ValueError(f"max_chunk_size must be a positive integer, {WINDOW!r} or None, got {declared!r}")
+    return declared
 
 
-def handles(strategy: Any, path: str) -> bool:
-    fn = getattr(strategy, "handles", None)
-    return True if fn is None else bool(fn(path))
+def window_fits(unit: str, applies_to: str, limit: int | None, model: TokenModel | None) -> bool:
+    """A limit on the whole embedded text, in the model's own tokens, within its window: nothing is truncated."""
+    if unit != "tokens" or applies_to != "text" or limit is None:
+        return False
+    return limit <= (model or default_tokens()).window
+
+
+@dataclass(frozen=True)
+class Contract:
+    """What the harness relies on about one strategy, resolved once by :func:`resolve` when it is built.
+
+    Every other module reads these fields instead of probing the strategy object, so a duck-typed strategy and a
+    :class:`Strategy` subclass are held to the same defaults, and a declaration that makes no sense (an unknown
+    size unit, ``WINDOW`` in characters) fails when the strategy is built, not halfway through an evaluation.
+    ``model`` is the model the contract was resolved against (None: the strategy's default); :meth:`bind` gives
+    the contract for another one, e.g. the embedder's. ``strategy`` is the object itself, for anything else.
+    """
+
+    strategy: Any
+    name: str
+    version: str
+    description: str
+    unavailable: str | None
+    extensions: tuple[str, ...] | None
+    max_chunk_size: int | None
+    size_unit: str
+    size_applies_to: str
+    fits_window: bool
+    lossless: bool
+    source_files: tuple[Path, ...]
+    code_files: tuple[Path, ...]
+    model: TokenModel | None = None
+    _chunk: Callable[[str, str], list[Chunk]] = field(default=None, repr=False)  # type: ignore[assignment]
+    _handles: Callable[[str], bool] | None = field(default=None, repr=False)
+    _dropped: Callable[[str, str], Iterable[int]] | None = field(default=None, repr=False)
+    _stats: Callable[[], Any] | None = field(default=None, repr=False)
+    _reset: Callable[[], Any] | None = field(default=None, repr=False)
+
+    def chunk(self, path: str, text: str) -> list[Chunk]:
+        return self._chunk(path, text)
+
+    def handles(self, path: str) -> bool:
+        if self._handles is not None:
+            return bool(self._handles(path))
+        return self.extensions is None or path.lower().endswith(tuple(e.lower() for e in self.extensions))
+
+    def dropped_lines(self, path: str, text: str) -> set[int]:
+        return set(self._dropped(path, text)) if self._dropped is not None else set()
+
+    def stats(self) -> dict[str, Any]:
+        return dict(self._stats() or {}) if self._stats is not None else {}
+
+    def reset_stats(self) -> None:
+        if self._reset is not None:
+            self._reset()
+
+    def bind(self, model: TokenModel) -> "Contract":
+        """The contract for ``model``: the strategy sizes in its tokens and the window limit and promise follow it."""
+        return resolve(self.strategy, name=self.name, model=model)
+
+
+def _method(obj: Any, name: str) -> Callable[..., Any] | None:
+    fn = getattr(obj, name, None)
+    return fn if callable(fn) else None
+
+
+def resolve(obj: Any, *, name: str | None = None, model: TokenModel | None = None, origin: str = "") -> Contract:
+    """Read ``obj``'s declarations once into a :class:`Contract`: the one place the harness inspects a strategy.
+
+    A strategy without a name takes ``name`` (the registered factory's). With ``model``, the strategy is handed
+    that model (``use_model``) and the window-dependent parts (``WINDOW`` limits, the fits-the-window promise)
+    are resolved against it.
+    """
+    where = f"strategy {name or type(obj).__name__!r}" + (f" ({origin})" if origin else "")
+    chunk = _method(obj, "chunk")
+    if chunk is None:
+        raise TypeError(f"{where} returned {type(obj).__name__}, which has no chunk()")
+    if not getattr(obj, "name", None) and name:
+        try:
+            obj.name = name
+        except AttributeError:
+            pass
+    label = str(getattr(obj, "name", "") or name or type(obj).__name__)
+    use_model = _method(obj, "use_model")
+    if model is not None and use_model is not None:
+        use_model(model)
+    try:
+        unit = check_unit(str(getattr(obj, "size_unit", "chars") or "chars"))
+        applies = str(getattr(obj, "size_applies_to", "text") or "text")
+        if applies not in SIZE_APPLIES_TO:
+            raise ValueError(f"size_applies_to must be one of {SIZE_APPLIES_TO}, got {applies!r}")
+        limit = resolve_limit(getattr(obj, "max_chunk_size", None), unit, model)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    extensions = getattr(obj, "extensions", None)
+    sources = _method(obj, "source_files")
+    unavailable = getattr(obj, "unavailable", None)
+    return Contract(
+        strategy=obj,
+        name=label,
+        version=str(getattr(obj, "version", "") or ""),
+        description=str(getattr(obj, "description", "") or ""),
+        unavailable=str(unavailable) if unavailable else None,
+        extensions=tuple(extensions) if extensions is not None else None,
+        max_chunk_size=limit,
+        size_unit=unit,
+        size_applies_to=applies,
+        fits_window=bool(getattr(obj, "fits_window", False)) or window_fits(unit, applies, limit, model),
+        lossless=bool(getattr(obj, "lossless", True)),
+        source_files=tuple(Path(p) for p in (sources() if sources is not None else ())),
+        code_files=tuple(code_files(obj)),
+        model=model,
+        _chunk=chunk,
+        _handles=_method(obj, "handles"),
+        _dropped=_method(obj, "dropped_lines"),
+        _stats=_method(obj, "stats"),
+        _reset=_method(obj, "reset_stats"),
+    )
 
 
 @dataclass(frozen=True)
@@ -80,19 +287,11 @@ class Registration:
 
     name: str
     factory: Callable[[], Any]
-    baseline: bool
     origin: str
 
-    def build(self) -> Any:
-        obj = self.factory()
-        if not callable(getattr(obj, "chunk", None)):
-            raise TypeError(f"strategy {self.name!r} ({self.origin}) returned {type(obj).__name__}, which has no chunk()")
-        if not getattr(obj, "name", None):
-            try:
-                obj.name = self.name
-            except AttributeError:
-                pass
-        return obj
+    def build(self) -> Contract:
+        """Call the factory and resolve the strategy's contract."""
+        return resolve(self.factory(), name=self.name, origin=self.origin)
 
 
 _REGISTRY: dict[tuple[str, str], Registration] = {}
@@ -132,9 +331,7 @@ def registry(roots: list[Path] | None = None, conftest_root: Path | None = None)
     return chosen
 
 
-def strategy(
-    fn: Callable[[], Any] | None = None, *, name: str | None = None, baseline: bool = False
-) -> Any:
+def strategy(fn: Callable[[], Any] | None = None, *, name: str | None = None) -> Any:
     """Register a strategy factory and make it a pytest fixture of the same name.
 
     Usage::
@@ -144,6 +341,8 @@ def strategy(
             return MyChunker()
 
     The fixture is session-scoped and returns the strategy object, so any test can use ``my_chunker`` directly.
+    Which strategy is the baseline is a setting (``--chunkeval-baseline``, ini ``chunkeval_baseline``), not a
+    property of the strategy.
     """
 
     def wrap(f: Callable[[], Any]) -> Any:
@@ -151,7 +350,7 @@ def strategy(
 
         reg_name = name or f.__name__
         origin = f"{inspect.getsourcefile(f) or '?'}:{f.__code__.co_firstlineno}"
-        _REGISTRY[(reg_name, origin)] = Registration(reg_name, f, baseline, origin)
+        _REGISTRY[(reg_name, origin)] = Registration(reg_name, f, origin)
         return pytest.fixture(name=reg_name, scope="session")(f)
 
     return wrap(fn) if fn is not None else wrap

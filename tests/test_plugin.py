@@ -19,7 +19,7 @@ STRATEGIES = {
     "file_level.py": """
         from pytest_chunkeval import FileLevelChunker, strategy
 
-        @strategy(baseline=True)
+        @strategy
         def file_level():
             return FileLevelChunker()
     """,

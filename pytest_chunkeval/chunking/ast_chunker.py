@@ -6,7 +6,7 @@ path, the file's imports and the signatures of the enclosing class/module/functi
 
 Size contract: ``max_chunk_size`` bounds the *whole embedded text*, header included. The header gets at most
 ``max_header_size`` (default a quarter of the maximum) and the body the rest, so with ``size_unit="tokens"``
-every chunk fits the embedder's window (checked exactly on the final text). The body alone tiles the file:
+every chunk fits the window of the model in use (counted with its tokenizer, checked exactly on the final text). The body alone tiles the file:
 ``"".join(c.source for c in chunks) == code`` always holds.
 """
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any, Iterable, Mapping
 from ..ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec
 from ..ast.tree import Node, ParseTimeout, SyntaxTree, kind_of, name_getter, parse
 from ..chunk import Chunk
-from ..sizing import check_unit, span_sizer, text_size
-from ..strategy import Strategy
+from ..sizing import TokenModel, check_unit, default_tokens, nonws_len, span_sizer, text_size
+from ..strategy import WINDOW, Strategy
 from .ast_split import Span, Splitter, fold_small, line_spans
 
 ENGINE_VERSION = "1"
@@ -46,8 +46,9 @@ class _Headers:
     """Builds bounded headers: path, then imports, then enclosing signatures - trimmed to the budget."""
 
     def __init__(self, path: str, tree: SyntaxTree | None, unit: str, budget: int, stats: dict[str, int] | None,
-                 model_dir: Path | None) -> None:
-        self.path, self.unit, self.budget, self.stats, self.model_dir = path, unit, budget, stats, model_dir
+                 model: TokenModel | None) -> None:
+        self.path, self.unit, self.budget, self.stats, self.model = path, unit, budget, stats, model
+        self.specials = (model or default_tokens()).count("") if unit == "tokens" else 0
         self.imports: list[tuple[int, int, str]] = []
         if tree is not None and budget > 0:
             for node in tree.extract_context().imports:
@@ -58,8 +59,8 @@ class _Headers:
         self._line_cost = _LINE_COST.get(unit)
 
     def _cost(self, text: str) -> int:
-        n = text_size(text, self.unit, self.model_dir)
-        return max(0, n - 2) if self.unit == "tokens" else n  # [CLS]/[SEP] are paid once, by the body
+        n = text_size(text, self.unit, self.model)
+        return max(0, n - self.specials)  # [CLS]/[SEP] (tokens only) are paid once, by the body
 
     def _signature(self, raw: Any) -> str:
         hit = self._sigs.get(id(raw))
@@ -114,7 +115,7 @@ def _chars_line(line: str) -> int:
 
 
 def _nonws_line(line: str) -> int:
-    return text_size(line, "nonws_chars")  # the newline is whitespace
+    return nonws_len(line)  # the newline is whitespace
 
 
 _LINE_COST = {"chars": _chars_line, "nonws_chars": _nonws_line}
@@ -201,9 +202,12 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
                chunk_by_node_type: bool = True, preserve_context: bool = True, size_unit: str = "chars",
                max_header_size: int | None = None, languages: Mapping[str, str] | None = None,
                language: str | LanguageSpec | None = None, strategy: str = "ast",
-               stats: dict[str, int] | None = None, model_dir: Path | None = None,
+               stats: dict[str, int] | None = None, model: TokenModel | None = None,
                with_metadata: bool = True) -> list[Chunk]:
     """Chunk one file along its syntax tree; see the module docstring for the size and header contract.
+
+    ``model`` is whose tokens ``size_unit="tokens"`` counts (the strategy passes the model in use; None: the
+    bundled all-MiniLM-L6-v2).
 
     ``with_metadata=False`` leaves ``Chunk.metadata`` empty: node types, symbols and containers cost a fifth of the
     chunker's own time, and callers that want only the texts (``chunk_code_by_ast``) should not pay for them.
@@ -220,7 +224,7 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
     if not code:
         return []
     data = code.encode("utf-8", "surrogatepass")
-    size = span_sizer(size_unit, data, code, model_dir)
+    size = span_sizer(size_unit, data, code, model)
     try:
         tree = parse(data, path, language=language, overrides=languages)
     except ParseTimeout:
@@ -234,10 +238,10 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
             _bump(stats, "parse_errors")
         splitter = Splitter(tree, size, body_max, by_type=chunk_by_node_type, stats=stats)
         spans = fold_small(splitter.run(), splitter, min_chunk_size)
-    headers = _Headers(path, tree, size_unit, budget, stats, model_dir)
+    headers = _Headers(path, tree, size_unit, budget, stats, model)
     lang = tree.spec.name if tree is not None else None
     if size_unit == "tokens":
-        spans = [q for sp in spans for q in _fit(sp, data, headers, size, max_chunk_size, size_unit, model_dir)]
+        spans = [q for sp in spans for q in _fit(sp, data, headers, size, max_chunk_size, size_unit, model)]
     out: list[Chunk] = []
     kind = "code" if tree is not None else "text"
     build = headers.build if budget > 0 else None
@@ -273,12 +277,12 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
 
 
 def _fit(sp: Span, data: bytes, headers: _Headers, size: Any, max_size: int, unit: str,
-         model_dir: Path | None) -> list[Span]:
+         model: TokenModel | None) -> list[Span]:
     """For tokens, re-check the exact count of header + body and re-cut by lines until it fits the window."""
     if unit != "tokens":
         return [sp]
     text = headers.build(sp) + data[sp.start:sp.end].decode("utf-8", "surrogatepass")
-    over = text_size(text, unit, model_dir) - max_size
+    over = text_size(text, unit, model) - max_size
     if over <= 0 or sp.end - sp.start <= 1:
         return [sp]
     smaller = max(1, size(sp.start, sp.end) - over - 1)
@@ -287,7 +291,7 @@ def _fit(sp: Span, data: bytes, headers: _Headers, size: Any, max_size: int, uni
         pieces = line_spans(data, sp.start, sp.end, size, max(1, smaller // 2), sp.ctx, sp.fallback)
     for p in pieces:
         p.nodes, p.types, p.unit, p.error = sp.nodes, sp.types, sp.unit, sp.error
-    return [q for p in pieces for q in _fit(p, data, headers, size, max_size, unit, model_dir)]
+    return [q for p in pieces for q in _fit(p, data, headers, size, max_size, unit, model)]
 
 
 def chunk_code_by_ast(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_size: int = 100,
@@ -342,39 +346,42 @@ class AstChunker(Strategy):
     ``fallback_regions`` (ERROR regions cut by lines), ``fallback_files`` (no grammar, or ``parse_timeouts``:
     the grammar looped and was cancelled), ``oversized_leaves``
     (childless nodes cut by lines), ``header_chars`` and ``header_truncated``.
+
+    With ``size_unit="tokens"`` chunks are counted with the model in use (``use_model``), and
+    ``max_chunk_size=WINDOW`` sizes them to its window.
     """
 
-    unavailable: str | None = None
+    stat_keys = STAT_KEYS
 
-    def __init__(self, name: str = "ast", *, max_chunk_size: int = 1000, min_chunk_size: int = 100,
+    def __init__(self, name: str = "ast", *, max_chunk_size: int | str = 1000, min_chunk_size: int = 100,
                  chunk_by_node_type: bool = True, preserve_context: bool = False, size_unit: str = "chars",
                  max_header_size: int | None = None, languages: Mapping[str, str] | None = None,
                  description: str = "") -> None:
-        from ..model_files import DEFAULT_MAX_TOKENS
-
-        _header_budget(max_chunk_size, preserve_context, max_header_size)  # validate now, not per file
+        check_unit(size_unit)
+        if max_chunk_size == WINDOW:
+            if size_unit != "tokens":
+                raise ValueError(f"max_chunk_size={WINDOW!r} needs size_unit='tokens', not {size_unit!r}")
+        else:
+            _header_budget(int(max_chunk_size), preserve_context, max_header_size)  # validate now, not per file
         self.name = name
         self.opts: dict[str, Any] = dict(
-            max_chunk_size=max_chunk_size, min_chunk_size=min_chunk_size, chunk_by_node_type=chunk_by_node_type,
-            preserve_context=preserve_context, size_unit=check_unit(size_unit), max_header_size=max_header_size,
+            min_chunk_size=min_chunk_size, chunk_by_node_type=chunk_by_node_type,
+            preserve_context=preserve_context, size_unit=size_unit, max_header_size=max_header_size,
             languages=dict(languages) if languages else None)
         self.max_chunk_size = max_chunk_size
         self.size_unit = size_unit
-        self.fits_window = size_unit == "tokens" and max_chunk_size <= DEFAULT_MAX_TOKENS
-        self.version = f"{ENGINE_VERSION}:" + ",".join(f"{k}={v}" for k, v in sorted(self.opts.items()))
+        self.version = f"{ENGINE_VERSION}:" + ",".join(
+            f"{k}={v}" for k, v in sorted({**self.opts, "max_chunk_size": max_chunk_size}.items()))
         self.description = description or (
             f"tree-sitter split-then-merge, max {max_chunk_size} {size_unit}, min {min_chunk_size}"
             + (", headers" if preserve_context else ""))
-        self._stats: dict[str, int] = {}
 
     def chunk(self, path: str, text: str) -> list[Chunk]:
-        return ast_chunks(text, path, strategy=self.name, stats=self._stats, **self.opts)
-
-    def stats(self) -> dict[str, Any]:
-        return {k: self._stats.get(k, 0) for k in STAT_KEYS}
-
-    def reset_stats(self) -> None:
-        self._stats = {}
+        limit = self.limit
+        assert limit is not None
+        model = self.model if self.size_unit == "tokens" else None
+        return ast_chunks(text, path, strategy=self.name, stats=self.counters(), max_chunk_size=limit, model=model,
+                          **self.opts)
 
     def source_files(self) -> list[Path]:
         """The engine and the language table decide the chunks, so they feed the index fingerprint."""

@@ -20,7 +20,8 @@ What becomes a chunk (decisions, with the reason):
   signature for parts, the statements that refer to the block (``refers_to``: the registerEndpoint line naming a
   handler) for the block and its signature, and the referenced block's signature for the referring statements.
 
-Size contract (as for the AST chunker): ``max_chunk_size`` bounds the whole embedded text, header included. Context
+Size contract (as for the AST chunker): ``max_chunk_size`` bounds the whole embedded text, header included; in
+``tokens`` it counts with the model in use and may be ``WINDOW`` (that model's window). Context
 headers are best effort: lines are dropped until the chunk fits. Only a single statement line longer than the
 budget can exceed it (lines are never cut), and the quality checks report that.
 
@@ -33,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from ..chunk import Chunk, line_starts
-from ..sizing import check_unit, text_size
-from ..strategy import Strategy
+from ..sizing import check_unit
+from ..strategy import WINDOW, Strategy
 from .grammar_config import GrammarConfig, Node, Scan, load_config, scan
 from .render_summary import render_tags
 
@@ -52,6 +53,9 @@ class _FileChunks:
 
     def __init__(self, owner: GrammarChunker, path: str, text: str, result: Scan) -> None:
         self.o, self.cfg, self.path, self.text, self.scan = owner, owner.config, path, text, result
+        limit = owner.limit
+        assert limit is not None
+        self.limit: int = limit  # max_chunk_size, WINDOW resolved against the model in use
         self.starts = line_starts(text)
         self.chunks: list[Chunk] = []
         # the last emit(): (start, end, kind, nodes, context, meta, index in chunks), for merging a small tail
@@ -74,7 +78,7 @@ class _FileChunks:
         return self.o.measure(header + self.text[begin:end])
 
     def fits(self, a: int, b: int, context: list[str]) -> bool:
-        return self.size(a, b, self.header(context)) <= self.o.max_chunk_size
+        return self.size(a, b, self.header(context)) <= self.limit
 
     def signature(self, block: Node) -> str:
         """The rendered signature (template over captures, params normalised) or the stripped opener line."""
@@ -125,7 +129,7 @@ class _FileChunks:
         body = self.text[begin:end]
         original, context = list(context), list(context)
         header = self.header(context)
-        while context and self.o.measure(header + body) > self.o.max_chunk_size:
+        while context and self.o.measure(header + body) > self.limit:
             context.pop()  # the innermost / last-added context goes first
             header = self.header(context)
         inside = list(_walk(nodes))
@@ -159,7 +163,7 @@ class _FileChunks:
             kind="signature", header=text, body="",
             metadata={"signature": sig, "block": block.name, "tags": self.tags(block.start, block.end, [block])},
         ))
-        self.o._stats["signatures"] += 1
+        self.o.count("signatures")
 
     def pack(self, items: list[Node], kind: str, context: list[str], first_context: list[str] | None = None,
              **meta: Any) -> None:
@@ -190,7 +194,7 @@ class _FileChunks:
         for i, item in enumerate(items):
             if item.kind == "block" and not self.fits(item.start, item.end, context + self.referrers(item)):
                 lead: list[Node] = []
-                if run and self.size(run[0].start, run[-1].end) <= self.o.max_chunk_size // 4:
+                if run and self.size(run[0].start, run[-1].end) <= self.limit // 4:
                     lead, run = run, []
                 else:
                     flush()
@@ -200,7 +204,7 @@ class _FileChunks:
                 # no orphan tail: when only a few small lines are left (a closer, a last addResult), the run's
                 # last node moves over to keep them company
                 rest_small = all(n.kind != "block" for n in items[i:]) and \
-                    self.size(item.start, items[-1].end) <= self.o.max_chunk_size // 8
+                    self.size(item.start, items[-1].end) <= self.limit // 8
                 carried = [run.pop()] if rest_small and len(run) > 1 else []
                 flush()
                 run.extend(carried)
@@ -227,7 +231,7 @@ class _FileChunks:
         if self.fits(start, block.end, own) or not block.children:
             self.emit(start, block.end, block.name, lead + [block], own, **meta)
             return
-        self.o._stats["split_blocks"] += 1
+        self.o.count("split_blocks")
         # the part holding the opener needs no context for this block; later parts get its signature
         opener = Node("open", block.start, block.start)
         self.pack(lead + [opener] + block.children, block.name, own + [self.signature(block)], first_context=own,
@@ -255,44 +259,34 @@ class GrammarChunker(Strategy):
 
     name = "grammar_definition"
     description = "config-driven blocks + grouped statements, semantic tags, signature chunks, semantic overlap"
+    stat_keys = ("files", "blocks", "recovered_blocks", "split_blocks", "signatures", "unclassified_statements",
+                 "warnings")
 
     def __init__(self, config_path: Path, *, name: str | None = None, signatures: bool = True, overlap: bool = True,
-                 max_chunk_size: int = 1000, size_unit: str = "chars", model_dir: Path | None = None) -> None:
+                 max_chunk_size: int | str = 1000, size_unit: str = "chars") -> None:
         self.config_path = Path(config_path)
         self.config: GrammarConfig = load_config(self.config_path)
         self.extensions = self.config.file_extensions
         self.signatures, self.overlap = signatures, overlap
-        self.max_chunk_size, self.size_unit, self.model_dir = max_chunk_size, check_unit(size_unit), model_dir
-        # a promise the quality checks enforce: with the embedder's own tokens as the unit nothing is truncated
-        self.fits_window = size_unit == "tokens" and max_chunk_size <= 256
+        if max_chunk_size == WINDOW and size_unit != "tokens":
+            raise ValueError(f"max_chunk_size={WINDOW!r} needs size_unit='tokens', not {size_unit!r}")
+        self.max_chunk_size, self.size_unit = max_chunk_size, check_unit(size_unit)
         self.version = f"2:sig={int(signatures)}:overlap={int(overlap)}:max={max_chunk_size}{size_unit}"
         if name:
             self.name = name
-        self.reset_stats()
 
     def source_files(self) -> list[Path]:
         return [self.config_path]
-
-    def measure(self, text: str) -> int:
-        return text_size(text, self.size_unit, self.model_dir)
-
-    def reset_stats(self) -> None:
-        self._stats: dict[str, Any] = {"files": 0, "blocks": 0, "recovered_blocks": 0, "split_blocks": 0,
-                                       "signatures": 0, "unclassified_statements": 0, "warnings": []}
-
-    def stats(self) -> dict[str, Any]:
-        out = dict(self._stats)
-        out["warnings"] = list(self._stats["warnings"])
-        return out
 
     def chunk(self, path: str, text: str) -> list[Chunk]:
         if not text.strip():
             return []
         result = scan(text, self.config, path)
         nodes = list(_walk(result.nodes))
-        self._stats["files"] += 1
-        self._stats["blocks"] += sum(n.kind == "block" for n in nodes)
-        self._stats["unclassified_statements"] += sum(n.kind == "stmt" and n.name == "unclassified" for n in nodes)
-        self._stats["recovered_blocks"] += result.recovered
-        self._stats["warnings"].extend(result.warnings)
+        self.count("files")
+        self.count("blocks", sum(n.kind == "block" for n in nodes))
+        self.count("unclassified_statements", sum(n.kind == "stmt" and n.name == "unclassified" for n in nodes))
+        self.count("recovered_blocks", result.recovered)
+        for warning in result.warnings:
+            self.warn(warning)
         return _FileChunks(self, path, text, result).build()

@@ -78,6 +78,7 @@ class _LarkFileChunker(Strategy):
     """Shared parse / fallback / stats logic; subclasses decide what text a parsed file is indexed as."""
 
     lossless = True
+    stat_keys = ("files", "parsed", "parse_errors", "fallbacks", "warnings")
     comment_terminals = ("DOC_COMMENT", "LINE_COMMENT", "BLOCK_COMMENT")
     doc_terminals = ("DOC_COMMENT",)
 
@@ -87,31 +88,26 @@ class _LarkFileChunker(Strategy):
         if name:
             self.name = name
         self.grammar = load_grammar(self.grammar_path, self.comment_terminals)
-        self.reset_stats()
 
     def source_files(self) -> list[Path]:
         return [self.grammar_path]
 
-    def reset_stats(self) -> None:
-        self._stats: dict[str, Any] = {"files": 0, "parsed": 0, "parse_errors": 0, "fallbacks": 0, "warnings": []}
-
     def stats(self) -> dict[str, Any]:
-        out = dict(self._stats)
-        out["warnings"] = list(self._stats["warnings"])
+        out = super().stats()
         out["parsed_pct"] = round(100.0 * out["parsed"] / out["files"], 1) if out["files"] else None
         return out
 
     def parse(self, path: str, text: str) -> tuple[Any, list[Any]] | None:
         """Parse and count; on a syntax error record ``path:line: reason`` and return None (caller falls back)."""
-        self._stats["files"] += 1
+        self.count("files")
         try:
             result = self.grammar.parse(text, path)
         except SourceSyntaxError as exc:
-            self._stats["parse_errors"] += 1
-            self._stats["fallbacks"] += 1
-            self._stats["warnings"].append(f"{exc.path}:{exc.line}: {exc.reason} (indexed as plain text)")
+            self.count("parse_errors")
+            self.count("fallbacks")
+            self.warn(f"{exc.path}:{exc.line}: {exc.reason} (indexed as plain text)")
             return None
-        self._stats["parsed"] += 1
+        self.count("parsed")
         return result.tree, result.comments
 
     def chunk(self, path: str, text: str) -> list[Chunk]:
@@ -139,7 +135,7 @@ class EbnfMetadataChunker(_LarkFileChunker):
     def render(self, path: str, text: str, starts: list[int], end: int, tree: Any, comments: list[Any]) -> Chunk:
         summary = summarize(tree, comments, self.doc_terminals)
         for note in summary["notes"]:
-            self._stats["warnings"].append(f"{path}:{note.removeprefix('line ')}")
+            self.warn(f"{path}:{note.removeprefix('line ')}")
         return span_chunk(text, starts, 0, end, path=path, strategy=self.name, kind="file",
                           header=render_header(summary), metadata={"ast": summary})
 
@@ -151,7 +147,6 @@ class EbnfFullChunker(_LarkFileChunker):
     version = "1"
     description = "one chunk per file, the readable AST serialisation indexed instead of the code"
     lossless = False  # the indexed text is not the source: formatting and ordinary comments are gone
-    drops = frozenset({"source_text", "comments"})
 
     def render(self, path: str, text: str, starts: list[int], end: int, tree: Any, comments: list[Any]) -> Chunk:
         base = span_chunk(text, starts, 0, end, path=path, strategy=self.name, kind="ast")

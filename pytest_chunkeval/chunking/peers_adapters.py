@@ -65,6 +65,7 @@ class PeerChunker(Strategy):
 
     requires: tuple[str, ...] = ()
     install_hint: str = ""
+    stat_keys = ("files", "chunks", "unmapped_chunks", "dropped_chars")
 
     def __init__(self, name: str | None = None, max_chunk_size: int = 1000) -> None:
         if name:
@@ -72,7 +73,6 @@ class PeerChunker(Strategy):
         self.max_chunk_size = max_chunk_size
         self.version = f"{self.version}:{max_chunk_size}"
         self._unavailable: str | None | bool = False  # False: not probed yet
-        self._stats: dict[str, int] = {}
 
     @property
     def unavailable(self) -> str | None:
@@ -94,16 +94,10 @@ class PeerChunker(Strategy):
         reason = self.unavailable
         if reason:
             raise RuntimeError(reason)
-        self._stats["files"] = self._stats.get("files", 0) + 1
+        self.count("files")
         if not text:
             return []
-        return map_back(text, self.split(path, text), path=path, strategy=self.name, stats=self._stats)
-
-    def stats(self) -> dict[str, Any]:
-        return {k: self._stats.get(k, 0) for k in ("files", "chunks", "unmapped_chunks", "dropped_chars")}
-
-    def reset_stats(self) -> None:
-        self._stats = {}
+        return map_back(text, self.split(path, text), path=path, strategy=self.name, stats=self.counters())
 
 
 _LANGCHAIN = {".py": "python", ".js": "js", ".jsx": "js", ".mjs": "js", ".ts": "ts", ".tsx": "ts", ".go": "go",
@@ -217,7 +211,7 @@ class ChonkieCode(PeerChunker):
     def split(self, path: str, text: str) -> list[str]:  # pragma: no cover - needs the language pack
         from chonkie import CodeChunker
 
-        chunker = getattr(self, "_chunker", None)
+        chunker = self.__dict__.get("_chunker")
         if chunker is None:
             chunker = self._chunker = CodeChunker(language="auto", chunk_size=self.max_chunk_size)
         return [c.text for c in chunker.chunk(text)]

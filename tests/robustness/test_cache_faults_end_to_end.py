@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 STRATEGY = """
     from pytest_chunkeval import FixedSizeChunker, FileLevelChunker, strategy
 
-    @strategy(baseline=True)
+    @strategy
     def file_level():
         return FileLevelChunker()
 
