@@ -88,12 +88,13 @@ class Embedder:
     def cache_id(self) -> str:
         """Model id plus a weights digest, so two different models never share cached vectors.
 
-        A window other than the default 256 is part of it too: the window decides where the model truncates, hence
-        the vectors, and the chunks of strategies sized to it. Left out at 256 so that caches keyed before the
-        window was part of the key keep serving.
+        A local model's window other than the default 256 is part of it too: the window decides where the model
+        truncates, hence the vectors, and the chunks of strategies sized to it, and its config file can be edited
+        in place. Left out at 256 so that caches keyed before the window was part of the key keep serving, and for
+        a hub snapshot, whose files do not change.
         """
         digest = hashlib.sha256("".join(sorted(self.digests.values())).encode()).hexdigest()[:16]
-        window = self.max_tokens
+        window = self.max_tokens if self.model_dir is not None else DEFAULT_MAX_TOKENS
         return f"{self.model_id}@{digest}" + ("" if window == DEFAULT_MAX_TOKENS else f"#window={window}")
 
     @property

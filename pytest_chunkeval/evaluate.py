@@ -19,9 +19,9 @@ from .fingerprint import index_fingerprint, strategy_fingerprint
 from .golden import GoldenSuite, Query
 from .index import Hit, IndexStore, RankingCache, Row
 from .metrics import ChunkRef, Ranked, evaluate_query, hit, sort_ranking
-from .quality import QualityReport, check, token_counter
+from .quality import QualityReport, check
 from .stats import summarize
-from .strategy import Registration, handles
+from .strategy import Contract, Registration, resolve
 from .table_identity import TableIdentity
 
 MODES = ("file", "chunk")
@@ -54,7 +54,7 @@ class QueryOutcome:
 class StrategyRun:
     suite: GoldenSuite
     name: str
-    strategy: Any = None
+    strategy: Contract | None = None  # bound to the embedder's model
     skipped: str | None = None
     files_handled: int = 0
     chunks: list[tuple[str, Chunk]] = field(default_factory=list)
@@ -79,7 +79,7 @@ class StrategyRun:
         return [o.metrics[mode][metric] for o in self.outcomes.values()]
 
 
-def _chunk_file(strategy: Any, name: str, path: str, text: str, fallbacks: list[str]) -> list[Chunk]:
+def _chunk_file(strategy: Contract, name: str, path: str, text: str, fallbacks: list[str]) -> list[Chunk]:
     """The strategy's chunks for one file; an exception or invalid output falls back to fixed windows, counted.
 
     Chunks are checked here, at the boundary, because every later stage trusts them: a line span outside the file
@@ -139,13 +139,12 @@ def _retag(chunk: Chunk, path: str, name: str) -> Chunk:
     return replace(chunk, path=path, strategy=name)
 
 
-def skip_reason(suite: GoldenSuite, strategy: Any) -> str | None:
+def skip_reason(suite: GoldenSuite, strategy: Contract) -> str | None:
     """Why ``strategy`` has nothing to evaluate on ``suite`` (None when it has): said, never silently skipped."""
-    reason = getattr(strategy, "unavailable", None)
-    if reason:
-        return str(reason)
-    if not any(handles(strategy, p) for p in suite.corpus.files):
-        exts = getattr(strategy, "extensions", None) or ()
+    if strategy.unavailable:
+        return strategy.unavailable
+    if not any(strategy.handles(p) for p in suite.corpus.files):
+        exts = strategy.extensions or ()
         return f"handles none of the {len(suite.corpus.files)} files of this suite (it handles {', '.join(exts)})"
     return None
 
@@ -170,10 +169,10 @@ class Evaluator:
         self.failures: dict[tuple[Path, str], BaseException] = {}
         self.query_embed = EmbedCounts()
         self._query_vectors: dict[Path, dict[str, np.ndarray]] = {}
-        self._count_tokens: Callable[[list[str]], list[int]] | None = None
 
     # -- public -------------------------------------------------------------------------------------------------
-    def run(self, suite: GoldenSuite, reg: Registration, strategy: Any | None = None) -> StrategyRun:
+    def run(self, suite: GoldenSuite, reg: Registration, strategy: Contract | None = None) -> StrategyRun:
+        """The memoised evaluation of ``reg`` on ``suite``; ``strategy`` is its built contract (else built here)."""
         key = (suite.path.resolve(), reg.name)
         if key in self.failures:  # every item of a broken evaluation fails fast with the same error
             raise self.failures[key]
@@ -186,9 +185,12 @@ class Evaluator:
         return self.runs[key]
 
     # -- stages -------------------------------------------------------------------------------------------------
-    def _evaluate(self, suite: GoldenSuite, reg: Registration, strategy: Any) -> StrategyRun:
-        run = StrategyRun(suite=suite, name=reg.name, strategy=strategy)
-        run.skipped = skip_reason(suite, strategy)
+    def _evaluate(self, suite: GoldenSuite, reg: Registration, strategy: Contract | Any) -> StrategyRun:
+        contract = strategy if isinstance(strategy, Contract) else resolve(strategy, name=reg.name, origin=reg.origin)
+        # Sized with the model in use: its window is what fits, its tokenizer counts, for the strategy and checks.
+        contract = contract.bind(self.embedder.tokens)
+        run = StrategyRun(suite=suite, name=reg.name, strategy=contract)
+        run.skipped = skip_reason(suite, contract)
         if run.skipped:
             return run
         self._chunk(run)
@@ -199,27 +201,18 @@ class Evaluator:
     def _chunk(self, run: StrategyRun) -> None:
         t0 = time.perf_counter()
         strategy = run.strategy
-        if callable(getattr(strategy, "reset_stats", None)):
-            strategy.reset_stats()
+        assert strategy is not None
+        strategy.reset_stats()
         by_file: dict[str, list[Chunk]] = {}
         for path, text in sorted(run.suite.corpus.files.items()):
-            if not handles(strategy, path):
+            if not strategy.handles(path):
                 continue
             run.files_handled += 1
             by_file[path] = _chunk_file(strategy, run.name, path, text, run.fallbacks)
             run.chunks.extend((f"{path}#{i}", c) for i, c in enumerate(by_file[path]))
         run.chunk_seconds = time.perf_counter() - t0
-        if callable(getattr(strategy, "stats", None)):
-            run.strategy_stats = dict(strategy.stats() or {})
-        if self._count_tokens is None:
-            self._count_tokens = token_counter(self.embedder.model_dir)
-        run.quality = check(
-            strategy,
-            run.suite.corpus.files,
-            by_file,
-            window_tokens=self.embedder.max_tokens,
-            count_tokens=self._count_tokens,
-        )
+        run.strategy_stats = strategy.stats()
+        run.quality = check(strategy, run.suite.corpus.files, by_file)
 
     def _index(self, run: StrategyRun, reg: Registration) -> None:
         if not run.chunks:  # nothing to index: every query retrieves nothing and scores 0
