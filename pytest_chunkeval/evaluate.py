@@ -18,13 +18,14 @@ from .embed import EmbedCounts, Embedder
 from .fingerprint import index_fingerprint, strategy_fingerprint
 from .golden import GoldenSuite, Query
 from .index import Hit, IndexStore, RankingCache, Row
+from .line_metrics import evaluate_lines
 from .metrics import ChunkRef, Ranked, evaluate_query, hit, sort_ranking
 from .quality import QualityReport, check
 from .stats import summarize
 from .strategy import Contract, Registration, resolve
 from .table_identity import TableIdentity
 
-MODES = ("file", "chunk")
+MODES = ("file", "chunk", "lines")  # lines: line-projected NDCG and budget recall (line_metrics)
 
 
 class Progress(Protocol):
@@ -48,6 +49,7 @@ class QueryOutcome:
     ranking: list[Ranked]
     metrics: dict[str, dict[str, float]]
     hit: bool
+    tokens: list[int] = field(default_factory=list)  # tokens of each ranked chunk's text (budget recall)
 
 
 @dataclass
@@ -243,6 +245,19 @@ class Evaluator:
             self._query_vectors[key] = {q.id: v for q, v in zip(suite.queries, vectors)}
         return self._query_vectors[key]
 
+    def _line_metrics(self, run: StrategyRun, by_id: dict[str, Chunk]) -> None:
+        """Line-projected NDCG and budget recall; token counts only for the chunks that were retrieved."""
+        k = self.settings.k
+        ids = list(dict.fromkeys(r.chunk_id for o in run.outcomes.values() for r in o.ranking))
+        tokens = self.embedder.tokens
+        counted = tokens.count_many([by_id[cid].text for cid in ids])
+        # What a generator receives is the chunk's text, without the [CLS]/[SEP] the embedder adds.
+        n_tokens = {cid: max(0, n - tokens.specials) for cid, n in zip(ids, counted, strict=True)}
+        file_lines = run.suite.file_lines()
+        for o in run.outcomes.values():
+            o.tokens = [n_tokens[r.chunk_id] for r in o.ranking]
+            o.metrics["lines"] = evaluate_lines(o.ranking, o.tokens, o.query.relevant, k, file_lines)
+
     def _search(self, run: StrategyRun) -> None:
         k = self.settings.k
         vectors = self._queries(run.suite)
@@ -266,6 +281,7 @@ class Evaluator:
             )[:k]
             metrics = evaluate_query(ranked, q.relevant, refs, k)
             run.outcomes[q.id] = QueryOutcome(q, ranked, metrics, hit(ranked, q.relevant, k))
+        self._line_metrics(run, by_id)
         if self.rankings is not None and fresh:
             self.rankings.put_many(fresh)
         run.aggregate = {

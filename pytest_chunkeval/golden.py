@@ -47,6 +47,13 @@ class GoldenSuite:
     def corpus_dir(self) -> Path:
         return self.corpus.root
 
+    def file_lines(self) -> dict[str, int]:
+        """Line counts of the files a relevant item names without lines: such an item stands for the whole file in
+        the line-level measures, and the report keeps these counts so they can be recomputed."""
+        whole = {r.path for q in self.queries for r in q.relevant if r.lines is None}
+        counts = self.corpus.line_counts
+        return {p: counts[p] for p in sorted(whole) if p in counts}
+
 
 @lru_cache(maxsize=1)
 def _schema() -> dict[str, Any]:

@@ -86,6 +86,11 @@ class QueryResult:
     hit: bool
     ranking: tuple[RankedChunk, ...]
     metrics: Mapping[str, Mapping[str, float]]
+    tokens: tuple[int, ...] = ()  # tokens of each ranked chunk's text, for budget recall
+
+    def token_counts(self) -> tuple[int | None, ...]:
+        """One count per ranked chunk (None throughout for a report written before counts were kept)."""
+        return self.tokens if len(self.tokens) == len(self.ranking) else (None,) * len(self.ranking)
 
     def hit_rank(self, relevant: tuple[Relevant, ...]) -> int | None:
         """1-based rank of the first retrieved chunk that overlaps a relevant item (the query item's criterion)."""
@@ -168,11 +173,7 @@ class StrategyResult:
             mode: {m: Interval.from_dict(s) for m, s in metrics.items()} for mode, metrics in run.aggregate.items()
         }
         queries = {
-            qid: QueryResult(
-                qid, o.hit,
-                tuple(o.ranking),
-                o.metrics,
-            )
+            qid: QueryResult(qid, o.hit, tuple(o.ranking), o.metrics, tuple(o.tokens))
             for qid, o in run.outcomes.items()
         }
         return cls(
@@ -200,6 +201,7 @@ class StrategyResult:
                 tuple(RankedChunk(r["chunk_id"], r["path"], int(r["start_line"]), int(r["end_line"]), float(r["score"]))
                       for r in q.get("ranking", [])),
                 q.get("metrics", {}),
+                tuple(int(r["tokens"]) for r in q.get("ranking", []) if "tokens" in r),
             )
             for qid, q in (entry.get("queries") or {}).items()
         }
@@ -234,8 +236,8 @@ class StrategyResult:
                     "hit": q.hit,
                     "ranking": [
                         {"chunk_id": r.chunk_id, "path": r.path, "start_line": r.start_line, "end_line": r.end_line,
-                         "score": r.score}
-                        for r in q.ranking
+                         "score": r.score, **({"tokens": n} if n is not None else {})}
+                        for r, n in zip(q.ranking, q.token_counts(), strict=True)
                     ],
                     "metrics": q.metrics,
                 }
@@ -255,12 +257,13 @@ class SuiteResult:
     skipped_files: dict[str, str]
     queries: dict[str, QuerySpec]
     strategies: dict[str, StrategyResult] = field(default_factory=dict)
+    file_lines: dict[str, int] = field(default_factory=dict)  # files relevant as a whole: their line counts
 
     @classmethod
     def from_suite(cls, key: str, suite: "GoldenSuite", corpus_key: str) -> "SuiteResult":
         return cls(
             key, suite.name, corpus_key, len(suite.corpus.files), dict(suite.corpus.skipped),
-            {q.id: QuerySpec(q.id, q.text, tuple(q.relevant)) for q in suite.queries},
+            {q.id: QuerySpec(q.id, q.text, tuple(q.relevant)) for q in suite.queries}, file_lines=suite.file_lines(),
         )
 
     @classmethod
@@ -269,6 +272,7 @@ class SuiteResult:
         suite = cls(
             key, str(entry.get("name", "")), str(entry.get("corpus", "")), int(entry.get("files", 0)),
             dict(entry.get("skipped_files") or {}), {str(q): QuerySpec.from_dict(str(q), d) for q, d in specs.items()},
+            file_lines={str(p): int(n) for p, n in (entry.get("file_lines") or {}).items()},
         )
         suite.strategies = {
             name: StrategyResult.from_entry(key, name, s) for name, s in (entry.get("strategies") or {}).items()
@@ -284,6 +288,7 @@ class SuiteResult:
             "skipped_files": self.skipped_files,
             "queries": len(self.queries),
             "query_set": {qid: q.as_dict() for qid, q in self.queries.items()},
+            "file_lines": self.file_lines,
             "strategies": {name: s.to_entry() for name, s in self.strategies.items()},
         }
 

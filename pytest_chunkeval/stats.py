@@ -125,6 +125,8 @@ def compare_paired(a: PerQuery, b: PerQuery) -> list[tuple[str, str, float, floa
     out: list[tuple[str, str, float, float, float]] = []
     for mode, metrics in a[shared[0]].items():
         for metric in metrics:
+            if metric not in b[shared[0]].get(mode, {}):
+                continue  # a report written before this measure existed
             xs = [a[q][mode][metric] for q in shared]
             ys = [b[q][mode][metric] for q in shared]
             out.append((mode, metric, sum(xs) / len(xs), sum(ys) / len(ys), paired_test(xs, ys)))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .comparison import MetricDelta, StrategyComparison
+from .line_metrics import DEFAULT_BUDGETS, line_metric_names
 from .report import Summary
 from .results import StrategyResult, SuiteResult
 
@@ -38,14 +39,22 @@ def _gates_cell(summary: Summary, key: str, name: str) -> str:
     return "pass" if not failed else "fail: " + ",".join(failed)
 
 
+def _line_cells(s: StrategyResult, k: int) -> list[str]:
+    """Line-projected NDCG and budget recall (``—`` for a stored report from before they were measured)."""
+    lines = s.means.get("lines", {})
+    names = line_metric_names(k)
+    return [f"{lines[n]:.3f}" if n in lines else "—" for n in names]
+
+
 def retrieval_table(summary: Summary, key: str) -> Table:
     suite, k = summary.suites[key], summary.k
     nd, rc, mr = f"ndcg@{k}", f"recall@{k}", f"mrr@{k}"
     t = Table(
         f"{key} — {suite.files} files, {len(suite.queries)} queries, {summary.retrieval} retrieval, k={k}",
         ["strategy", f"NDCG@{k} file [95% CI]", f"R@{k} file", f"MRR@{k} file", f"NDCG@{k} chunk", f"R@{k} chunk",
-         f"MRR@{k} chunk", f"ΔNDCG vs {summary.baseline} (p)", "misses", "gates"],
-        right=set(range(1, 9)),
+         f"MRR@{k} chunk", f"NDCG@{k} lines", *(f"BR@{b}" for b in DEFAULT_BUDGETS),
+         f"ΔNDCG vs {summary.baseline} (p)", "misses", "gates"],
+        right=set(range(1, 9 + len(DEFAULT_BUDGETS) + 1)),
     )
     for name, s in suite.strategies.items():
         if s.skipped:
@@ -60,7 +69,8 @@ def retrieval_table(summary: Summary, key: str) -> Table:
         m = s.means
         t.rows.append([
             name, _ci(summary, s, "file", nd), f"{m['file'][rc]:.3f}", f"{m['file'][mr]:.3f}", f"{m['chunk'][nd]:.3f}",
-            f"{m['chunk'][rc]:.3f}", f"{m['chunk'][mr]:.3f}", delta, str(s.misses), _gates_cell(summary, key, name),
+            f"{m['chunk'][rc]:.3f}", f"{m['chunk'][mr]:.3f}", *_line_cells(s, k), delta, str(s.misses),
+            _gates_cell(summary, key, name),
         ])
     return t
 

@@ -1,7 +1,9 @@
 """Independent recomputation of a JSON report's per-query metrics with trec_eval (pytrec_eval).
 
-The requirement (DESIGN.md, "Metric definitions"): every per-query metric in the report, in both modes, equals an
-independent trec_eval-semantics computation from the report's own rankings, chunk lists and the golden file, to 1e-9.
+The requirement (docs/DESIGN.md, "Metric definitions"): every per-query metric in the report, in every mode, equals
+an independent trec_eval-semantics computation from the report's own rankings, chunk lists and the golden file, to
+1e-9. Line mode is scored by trec_eval too: each line is a document (``path:line``), the run is the top-k chunks'
+lines in rank order (``ndcg``, no cutoff) or the lines inside a token budget (``set_recall``).
 
 Independence is the point, so this module shares no code with the harness: it reads the golden file with its own
 tiny loader, builds its own qrels (file mode: file -> max grade; chunk mode: every chunk in the report's ``chunks``
@@ -193,6 +195,87 @@ def _aggregate_value(value: Any) -> Any:
     return value.get("mean") if isinstance(value, Mapping) else value
 
 
+def _budget_lines(top: Sequence[Mapping[str, Any]], budget: int) -> list[str] | None:
+    """Docnos of the lines inside the first ``budget`` tokens of ``top``; None when a token count is missing."""
+    left, inside = budget, []
+    for r in top:
+        if "tokens" not in r:
+            return None
+        if left <= 0:
+            break
+        n, start, end = int(r["tokens"]), int(r["start_line"]), int(r["end_line"])
+        span = end - start + 1
+        fits = span if n <= left else (span * left) // n
+        inside += [f"{_norm(r['path'])}:{line}" for line in range(start, start + fits)]
+        left -= n
+    return list(dict.fromkeys(inside))
+
+
+def _expected_lines(strategy: Mapping[str, Any], golden: Mapping[str, list], file_lines: Mapping[str, int], k: int,
+                    budgets: Sequence[int]) -> dict[str, dict[str, float]]:
+    """Query id -> line-mode metrics by trec_eval: ``ndcg`` over the projected lines (no cutoff: the run holds only
+    the lines of the top k) and ``set_recall`` over the lines inside each token budget."""
+    import pytrec_eval
+
+    out: dict[str, dict[str, float]] = {}
+    for qid, entry in (strategy.get("queries") or {}).items():
+        qid = str(qid)
+        qrels: dict[str, int] = {}
+        for ipath, lines, grade in golden.get(qid, []):
+            if grade <= 0:
+                continue
+            lo, hi = lines if lines is not None else (1, int(file_lines.get(ipath, 0)))
+            for line in range(lo, hi + 1):
+                docno = f"{ipath}:{line}"
+                qrels[docno] = max(qrels.get(docno, 0), grade)
+        top = list(entry.get("ranking") or [])[:k]
+        projected = list(dict.fromkeys(
+            f"{_norm(r['path'])}:{line}" for r in top for line in range(int(r["start_line"]), int(r["end_line"]) + 1)
+        ))
+        values = {f"ndcg@{k}": 0.0}
+        if qrels and projected:
+            ev = pytrec_eval.RelevanceEvaluator({qid: qrels}, {"ndcg"})
+            values[f"ndcg@{k}"] = ev.evaluate({qid: _synthetic(projected)})[qid]["ndcg"]
+        for b in budgets:
+            inside = _budget_lines(top, b)
+            if inside is None:
+                continue  # no token counts in this report: budget recall cannot be recomputed
+            values[f"budget_recall@{b}"] = 0.0
+            if qrels and inside:
+                binary = {d: 1 for d in qrels}
+                ev = pytrec_eval.RelevanceEvaluator({qid: binary}, {"set_recall"})
+                values[f"budget_recall@{b}"] = ev.evaluate({qid: _synthetic(inside)})[qid]["set_recall"]
+        out[qid] = values
+    return out
+
+
+def _check_lines(strategy: Mapping[str, Any], golden: Mapping[str, list], file_lines: Mapping[str, int], k: int,
+                 where: str, result: VerifyResult) -> None:
+    queries = strategy.get("queries") or {}
+    reported_any = any(((q or {}).get("metrics") or {}).get("lines") for q in queries.values())
+    if not reported_any:
+        return  # a report from before the line-level measures
+    names = [m for q in queries.values() for m in (((q or {}).get("metrics") or {}).get("lines") or {})]
+    budgets = sorted({int(m.split("@")[1]) for m in names if m.startswith("budget_recall@")})
+    expected = _expected_lines(strategy, golden, file_lines, k, budgets)
+    for qid, values in expected.items():
+        reported = ((queries.get(qid) or {}).get("metrics") or {}).get("lines") or {}
+        for metric, value in values.items():
+            result.checked += 1
+            if not _close(reported.get(metric), value):
+                result.mismatches.append(
+                    f"{where} query {qid!r} lines {metric}: report {reported.get(metric)!r}, trec_eval {value!r}")
+    aggregate = (strategy.get("aggregate") or {}).get("lines") or {}
+    for metric in aggregate:
+        per_query = [v[metric] for v in expected.values() if metric in v]
+        if not per_query:
+            continue
+        result.checked += 1
+        mean = math.fsum(per_query) / len(per_query)
+        if not _close(_aggregate_value(aggregate[metric]), mean):
+            result.mismatches.append(f"{where} aggregate lines {metric}: report {aggregate[metric]!r}, mean {mean!r}")
+
+
 def check_report(report_path: Path) -> VerifyResult:
     """Recompute every per-query metric of the report (and each aggregate mean) and compare within 1e-9."""
     report_path = Path(report_path)
@@ -212,6 +295,7 @@ def check_report(report_path: Path) -> VerifyResult:
             continue
         for name, strategy in (suite.get("strategies") or {}).items():
             where = f"{suite_key} / {name}"
+            _check_lines(strategy, golden, suite.get("file_lines") or {}, k, where, result)
             expected = _expected(strategy, golden, k, where, result)
             queries = strategy.get("queries") or {}
             for mode in MODES:

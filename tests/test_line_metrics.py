@@ -75,3 +75,32 @@ def test_budget_recall_needs_a_token_count_for_every_ranked_chunk() -> None:
 def test_evaluate_lines_names_its_metrics() -> None:
     got = evaluate_lines([r("a.py", 3, 4)], [20], GOLD, 10)
     assert got == {"ndcg@10": pytest.approx(1.0), "budget_recall@512": 1.0, "budget_recall@2048": 1.0}
+
+
+def test_line_measures_agree_with_trec_eval_on_random_cases() -> None:
+    """verify.py scores lines with trec_eval (each line a document); the harness's own functions must agree."""
+    pytest.importorskip("pytrec_eval")
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pytest_chunkeval.verify import _expected_lines
+
+    span = st.tuples(st.sampled_from(["a.py", "b.py"]), st.integers(1, 25), st.integers(0, 8))
+    relevant = st.lists(st.tuples(span, st.integers(1, 3)), min_size=1, max_size=3)
+    ranking = st.lists(st.tuples(span, st.integers(1, 300)), min_size=1, max_size=8)
+
+    @settings(max_examples=150, deadline=None)
+    @given(relevant, ranking, st.integers(1, 6), st.sampled_from([64, 256, 2048]))
+    def check(rel_spec, rank_spec, k, budget):  # type: ignore[no-untyped-def]
+        rel = [Relevant(p, (s, s + n), g) for (p, s, n), g in rel_spec]
+        ranked = [Ranked(f"c{i}", p, s, s + n, 1.0) for i, ((p, s, n), _) in enumerate(rank_spec)]
+        tokens = [t for _, t in rank_spec]
+        entry = {"queries": {"q": {"ranking": [
+            {"chunk_id": r.chunk_id, "path": r.path, "start_line": r.start_line, "end_line": r.end_line, "tokens": t}
+            for r, t in zip(ranked, tokens, strict=True)]}}}
+        golden = {"q": [(r.path, r.lines, r.grade) for r in rel]}
+        expected = _expected_lines(entry, golden, {}, k, [budget])["q"]
+        assert line_ndcg_at_k(ranked, rel, k) == pytest.approx(expected[f"ndcg@{k}"], abs=1e-9)
+        assert budget_recall(ranked, tokens, rel, budget, k) == pytest.approx(expected[f"budget_recall@{budget}"], abs=1e-9)
+
+    check()
