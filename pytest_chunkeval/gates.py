@@ -46,15 +46,18 @@ def evaluate_gates(candidate: "StrategyResult", baseline: "StrategyResult", k: i
     gain_ok = gain >= t.ndcg_gain - EPS if gain is not None else cand[nd] > 0
     drop = base[rc] - cand[rc]
     b_size, c_size = baseline.index.measure(t.size_measure), candidate.index.measure(t.size_measure)
-    increase = (c_size - b_size) / b_size if b_size else 0.0
+    # Growth against an empty baseline index is undefined: it passes only if the candidate's index is empty too.
+    increase: float | None = (c_size - b_size) / b_size if b_size else None
+    size_ok = increase < t.size_increase if increase is not None else c_size == 0
     gain_text = f"{gain:+.1%}" if gain is not None else "baseline scores 0"
+    size_text = f"{increase:+.0%}" if increase is not None else "the baseline index is empty"
     return [
         GateResult("ndcg-gain", gain_ok, gain, t.ndcg_gain,
                    f"NDCG@{k} ({t.mode}) {cand[nd]:.4f} vs baseline {base[nd]:.4f}: {gain_text}, needs >= {t.ndcg_gain:+.0%}"),
         GateResult("recall-drop", drop <= t.recall_drop + EPS, drop, t.recall_drop,
                    f"Recall@{k} ({t.mode}) {cand[rc]:.4f} vs baseline {base[rc]:.4f}: drop {drop * 100:.1f} points, "
                    f"allowed <= {t.recall_drop * 100:.0f}"),
-        GateResult("index-size", increase < t.size_increase, increase, t.size_increase,
-                   f"index {t.size_measure} {c_size:.0f} vs baseline {b_size:.0f}: {increase:+.0%}, must stay below "
+        GateResult("index-size", size_ok, increase, t.size_increase,
+                   f"index {t.size_measure} {c_size:.0f} vs baseline {b_size:.0f}: {size_text}, must stay below "
                    f"{t.size_increase:+.0%}"),
     ]

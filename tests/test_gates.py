@@ -40,3 +40,14 @@ def test_a_zero_baseline_gives_no_infinite_ratio() -> None:
     gates = evaluate_gates(entry(0.4, 0.8, 1000), entry(0.0, 0.8, 1000), 10, Thresholds())
     assert gates[0].measured is None and gates[0].passed and "baseline scores 0" in gates[0].detail
     assert not evaluate_gates(entry(0.0, 0.8, 1000), entry(0.0, 0.8, 1000), 10, Thresholds())[0].passed
+
+
+def test_an_empty_baseline_index_fails_the_size_gate_unless_the_candidate_is_empty_too() -> None:
+    import json
+
+    gates = evaluate_gates(entry(0.4, 0.8, 1000), entry(0.0, 0.0, 0), 10, Thresholds())
+    size = gates[2]
+    assert size.measured is None and not size.passed and "the baseline index is empty" in size.detail
+    assert evaluate_gates(entry(0.0, 0.0, 0), entry(0.0, 0.0, 0), 10, Thresholds())[2].passed
+    # Strict JSON: None, never Infinity or NaN.
+    json.dumps([g.__dict__ for g in gates], allow_nan=False)
