@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from pytest_chunkeval import ast_chunk_files, ast_chunks, chunk_code_by_ast
-from pytest_chunkeval.ast import LANGUAGES, parser_for
+from pytest_chunkeval.chunking.ast import LANGUAGES, parser_for
 
 SKIP_PARTS = {"test", "tests", "idlelib", "site-packages", "__pycache__", "lib2to3"}
 ONE_PROCESS = pytest.mark.benchmark(group="ast: CPython stdlib subset, one process")

@@ -27,7 +27,7 @@ Encode = Callable[[Sequence[str]], Any]
 
 def torch_encoder(batch_size: int) -> Encode:
     """The plugin's embedder as the evaluation builds it, minus the cache (every round must embed every text)."""
-    from pytest_chunkeval.embed import Embedder
+    from pytest_chunkeval.retrieval.embed import Embedder
 
     embedder = Embedder(batch_size=batch_size, cache=None)
     embedder.model()  # load outside the timed rounds: loading is paid once per run, not per batch
@@ -70,7 +70,7 @@ def count_tokens(embedder: Any, texts: list[str]) -> list[int]:
     count_many = getattr(getattr(embedder, "tokens", None), "count_many", None)
     if callable(count_many):
         return list(count_many(texts))
-    from pytest_chunkeval.quality import token_counter  # type: ignore[attr-defined]  # before Embedder.tokens
+    from pytest_chunkeval.scoring.quality import token_counter  # type: ignore[attr-defined]  # before Embedder.tokens
 
     return token_counter(embedder.model_dir)(texts)
 
@@ -78,7 +78,7 @@ def count_tokens(embedder: Any, texts: list[str]) -> list[int]:
 @pytest.fixture(scope="module")
 def model_tokens(texts: list[str]) -> tuple[str, int]:
     """(model id, tokens the model reads for ``texts``): counted once, cut at the model's window."""
-    from pytest_chunkeval.embed import Embedder
+    from pytest_chunkeval.retrieval.embed import Embedder
 
     embedder = Embedder()
     embedder.model()

@@ -31,9 +31,9 @@ BUILD_SIZES = (1000, 3000)
 
 
 @pytest.fixture(scope="module")
-def rows() -> list[Any]:  # -> list[pytest_chunkeval.index.Row]
+def rows() -> list[Any]:  # -> list[pytest_chunkeval.retrieval.index.Row]
     from pytest_chunkeval import AstChunker
-    from pytest_chunkeval.index import Row
+    from pytest_chunkeval.retrieval.index import Row
 
     suite = load_suite("pystdlib")
     chunker = AstChunker("ast", max_chunk_size=1000, min_chunk_size=100, preserve_context=False)
@@ -49,8 +49,8 @@ def unit_vectors(n: int, seed: int) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def store_in(folder: Path) -> Any:  # -> pytest_chunkeval.index.IndexStore
-    from pytest_chunkeval.index import IndexStore
+def store_in(folder: Path) -> Any:  # -> pytest_chunkeval.retrieval.index.IndexStore
+    from pytest_chunkeval.retrieval.index import IndexStore
 
     return IndexStore(str(folder / "lancedb"), folder / "locks")
 
@@ -101,10 +101,10 @@ def query_count() -> int:
 @pytest.mark.parametrize("mode", ["vector", "fts", "hybrid"])
 def test_query(benchmark: Any, request: pytest.FixtureRequest, query_table: tuple[Any, str, int], mode: str) -> None:
     from pytest_chunkeval.evaluate import Settings
-    from pytest_chunkeval.index import RETRIEVAL_MODES
+    from pytest_chunkeval.retrieval.index import RETRIEVAL_MODES
 
     if mode not in RETRIEVAL_MODES:
-        pytest.skip(f"retrieval mode {mode} is gone from pytest_chunkeval.index (it has {', '.join(RETRIEVAL_MODES)})")
+        pytest.skip(f"retrieval mode {mode} is gone from pytest_chunkeval.retrieval.index (it has {', '.join(RETRIEVAL_MODES)})")
     store, table, n_rows = query_table
     depth = Settings().depth
     benchmark.group = f"query latency: one query per round, LanceDB table of {n_rows:,} chunks, depth {depth}"

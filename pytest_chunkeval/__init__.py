@@ -5,9 +5,9 @@ lazily by the modules that need them, so importing this package is cheap.
 """
 from __future__ import annotations
 
-from .chunk import Chunk
-from .chunking.fixed import FileLevelChunker, FixedSizeChunker, chunk_text
-from .strategy import ChunkingStrategy, Strategy, registry, strategy
+from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.chunking.fixed import FileLevelChunker, FixedSizeChunker, chunk_text
+from pytest_chunkeval.strategy import ChunkingStrategy, Strategy, registry, strategy
 
 __all__ = [
     "Chunk",
@@ -22,10 +22,10 @@ __all__ = [
 
 # --- AST chunking (issue 4). Lazy: nothing touches tree-sitter until one of these names is used. ---
 _AST_EXPORTS = {
-    "AstChunker": "pytest_chunkeval.chunking.ast_chunker",
-    "ast_chunks": "pytest_chunkeval.chunking.ast_chunker",
-    "ast_chunk_files": "pytest_chunkeval.chunking.ast_chunker",
-    "chunk_code_by_ast": "pytest_chunkeval.chunking.ast_chunker",
+    "AstChunker": "pytest_chunkeval.chunking.ast.chunker",
+    "ast_chunks": "pytest_chunkeval.chunking.ast.chunker",
+    "ast_chunk_files": "pytest_chunkeval.chunking.ast.chunker",
+    "chunk_code_by_ast": "pytest_chunkeval.chunking.ast.chunker",
 }
 __all__ += list(_AST_EXPORTS)
 

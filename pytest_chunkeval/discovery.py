@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from .strategy import Registration, registry
+from pytest_chunkeval.strategy import Registration, registry
 
 
 def load_strategy_modules(folder: Path, only_using: str | None = None) -> list[ModuleType]:

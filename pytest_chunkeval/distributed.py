@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .results import SuiteResult
+from pytest_chunkeval.results import SuiteResult
 
 PAYLOAD_KEY = "chunkeval"
 

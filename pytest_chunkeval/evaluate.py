@@ -12,18 +12,18 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from .chunk import Chunk
-from .chunking.fixed import FixedSizeChunker
-from .embed import EmbedCounts, Embedder
-from .fingerprint import index_fingerprint, strategy_fingerprint
-from .golden import GoldenSuite, Query
-from .index import Hit, IndexStore, RankingCache, Row
-from .line_metrics import evaluate_lines
-from .metrics import ChunkRef, Ranked, evaluate_query, hit, sort_ranking
-from .quality import QualityReport, check
-from .stats import summarize
-from .strategy import Contract, Registration, resolve
-from .table_identity import TableIdentity
+from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.chunking.fixed import FixedSizeChunker
+from pytest_chunkeval.fingerprint import index_fingerprint, strategy_fingerprint
+from pytest_chunkeval.golden import GoldenSuite, Query
+from pytest_chunkeval.retrieval.embed import EmbedCounts, Embedder
+from pytest_chunkeval.retrieval.index import Hit, IndexStore, RankingCache, Row
+from pytest_chunkeval.retrieval.table_identity import TableIdentity
+from pytest_chunkeval.scoring.line_metrics import evaluate_lines
+from pytest_chunkeval.scoring.metrics import ChunkRef, Ranked, evaluate_query, hit, sort_ranking
+from pytest_chunkeval.scoring.quality import QualityReport, check
+from pytest_chunkeval.scoring.stats import summarize
+from pytest_chunkeval.strategy import Contract, Registration, resolve
 
 MODES = ("file", "chunk", "lines")  # lines: line-projected NDCG and budget recall (line_metrics)
 

@@ -10,7 +10,7 @@ import hashlib
 from pathlib import Path
 from typing import Iterable
 
-from .strategy import Contract, Registration
+from pytest_chunkeval.strategy import Contract, Registration
 
 INDEX_LAYOUT_VERSION = "1"
 

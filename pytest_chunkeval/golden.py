@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from .corpus import Corpus, read_corpus
-from .metrics import Relevant
+from pytest_chunkeval.corpus import Corpus, read_corpus
+from pytest_chunkeval.scoring.metrics import Relevant
 
 
 class GoldenError(ValueError):

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import pytest
 
-from .golden import GoldenError, GoldenSuite
-from .strategy import Registration
+from pytest_chunkeval.golden import GoldenError, GoldenSuite
+from pytest_chunkeval.strategy import Registration
 
 if TYPE_CHECKING:
-    from .evaluate import QueryOutcome, StrategyRun
-    from .session import ChunkevalState
+    from pytest_chunkeval.evaluate import QueryOutcome, StrategyRun
+    from pytest_chunkeval.session import ChunkevalState
 
 STATE_KEY: pytest.StashKey["ChunkevalState"] = pytest.StashKey()
 QUALITY_CHECKS = ("lossless", "size-limit", "token-window")
@@ -51,7 +51,7 @@ class StrategyNode(pytest.Collector):
             strategy = state.strategy(self.reg)
         except Exception as exc:
             raise self.CollectError(f"strategy {self.reg.name!r} ({self.reg.origin}) failed to build: {exc}") from exc
-        from .evaluate import skip_reason
+        from pytest_chunkeval.evaluate import skip_reason
 
         reason = skip_reason(self.suite, strategy)
         if reason:
@@ -64,7 +64,7 @@ class StrategyNode(pytest.Collector):
         if state.comparing:
             yield ComparisonItem.from_parent(self, name="vs-base" if state.comparing == "base" else "regression")
         if state.options.gated(self.reg.name):
-            from .gates import GATE_NAMES
+            from pytest_chunkeval.scoring.gates import GATE_NAMES
 
             for gate in GATE_NAMES:
                 yield GateItem.from_parent(self, name=f"gate[{gate}]", gate=gate)
@@ -142,7 +142,7 @@ class QueryFixed(AssertionError):
 
 
 def describe_outcome(outcome: "QueryOutcome", k: int) -> list[str]:
-    from .metrics import chunk_grade
+    from pytest_chunkeval.scoring.metrics import chunk_grade
 
     q = outcome.query
     lines = [f"query {q.id!r}: {q.text}", "relevant:"]
@@ -245,8 +245,8 @@ class GateItem(EvalItem):
         self.gate = gate
 
     def runtest(self) -> None:
-        from .gates import evaluate_gates
-        from .results import StrategyResult
+        from pytest_chunkeval.results import StrategyResult
+        from pytest_chunkeval.scoring.gates import evaluate_gates
 
         state = state_of(self)
         node = self.strategy_node
@@ -284,7 +284,7 @@ class ComparisonItem(EvalItem):
     """This strategy on this suite against the same strategy on the base (a git ref, or a stored report)."""
 
     def runtest(self) -> None:
-        from .base_ref import BaseRefError
+        from pytest_chunkeval.base_ref import BaseRefError
 
         state = state_of(self)
         node = self.strategy_node

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .gates import Thresholds
-from .index import RETRIEVAL_MODES
+from pytest_chunkeval.retrieval.index import RETRIEVAL_MODES
+from pytest_chunkeval.scoring.gates import Thresholds
 
 if TYPE_CHECKING:
-    from .comparison import Policy
+    from pytest_chunkeval.scoring.comparison import Policy
 
 DEFAULT_GOLDEN = ["golden/*/queries.yaml", "golden/*/queries.jsonl"]
 GATE_MODES = ("file", "chunk")
@@ -60,7 +60,7 @@ class Options:
 
     @property
     def policy(self) -> "Policy":
-        from .comparison import Policy
+        from pytest_chunkeval.scoring.comparison import Policy
 
         return Policy(k=self.k, tolerance=self.regression_tolerance, alpha=self.regression_alpha,
                       size_increase=self.regression_size_increase, size_measure=self.thresholds.size_measure)
@@ -72,7 +72,7 @@ class Options:
         if self.compare is not None and self.base:
             raise ValueError("--chunkeval-compare and --chunkeval-base both name what to compare with: choose one")
         if self.base:
-            from .base_ref import BaseRefError, resolve_commit
+            from pytest_chunkeval.base_ref import BaseRefError, resolve_commit
 
             try:
                 resolve_commit(self.rootdir, self.base)

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from .distributed import PAYLOAD_KEY, is_worker
-from .items import STATE_KEY, EvalItem, GoldenFile, NamedReport
-from .options import add_options, base_dir, read_options
-from .session import ChunkevalState
+from pytest_chunkeval.distributed import PAYLOAD_KEY, is_worker
+from pytest_chunkeval.items import STATE_KEY, EvalItem, GoldenFile, NamedReport
+from pytest_chunkeval.options import add_options, base_dir, read_options
+from pytest_chunkeval.session import ChunkevalState
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
@@ -28,7 +29,7 @@ def pytest_configure(config: pytest.Config) -> None:
     options = read_options(config) if evaluating else None  # a wrong setting stops the run before any import
     strategies_dir = base_dir(config) / str(config.getini("chunkeval_strategies"))
     if strategies_dir.is_dir():
-        from .discovery import load_strategy_modules
+        from pytest_chunkeval.discovery import load_strategy_modules
 
         # Registering the modules as plugins makes every strategy an ordinary fixture, with or without --chunkeval.
         # Without it, "strategies/" may well be another project's folder: only modules that use this package are
@@ -128,7 +129,7 @@ def _clean_index(session: pytest.Session) -> None:
         return
     if state is None:
         raise pytest.UsageError("--chunkeval-clean cleans the index before an evaluation: add --chunkeval")
-    from .index import IndexStore
+    from pytest_chunkeval.retrieval.index import IndexStore
 
     store = IndexStore(state.options.db_uri, state.options.cache_dir / "locks")
     for line in store.clean(set(state.load_strategies()), state.options.rootdir).lines(store.uri):
@@ -192,7 +193,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     summary = state.summary(run_base=exitstatus != pytest.ExitCode.INTERRUPTED)
     if summary is None:
         return
-    from .report import build_report, write_json
+    from pytest_chunkeval.output.report import build_report, write_json
 
     # Only a run that went through writes the report, Markdown, chart and accepted misses; an interrupted or broken
     # one leaves the earlier report as it was and writes what it has beside it, marked incomplete.
@@ -205,18 +206,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not complete:
         return
     if state.options.markdown is not None:
-        from .markdown import document
+        from pytest_chunkeval.output.markdown import document
 
         state.options.markdown.parent.mkdir(parents=True, exist_ok=True)
         state.options.markdown.write_text(document(summary), "utf-8")
     if state.options.step_summary:
-        from .markdown import append_step_summary
+        from pytest_chunkeval.output.markdown import append_step_summary
 
         target = os.environ.get("GITHUB_STEP_SUMMARY")
         if target:
             append_step_summary(summary, Path(target))
     if state.options.chart is not None:
-        from .chart import write_chart
+        from pytest_chunkeval.output.chart import write_chart
 
         write_chart(state.report, state.options.chart)
     state.save_accepted()
@@ -226,7 +227,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     state = _state(config)
     if state is None or state.summary_value is None:
         return
-    from .tables import summary_text
+    from pytest_chunkeval.output.tables import summary_text
 
     terminalreporter.section("chunkeval summary")
     terminalreporter.write(summary_text(state.summary_value, width=shutil.get_terminal_size((160, 24)).columns))
@@ -248,7 +249,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
         if state.options.accept_misses:
             terminalreporter.write_line(f"accepted misses: {record.path}")
     if state.options.annotations:
-        from .annotations import annotation_lines
+        from pytest_chunkeval.output.annotations import annotation_lines
 
         for line in annotation_lines(state.failed_items):
             terminalreporter.write_line(line)

@@ -12,14 +12,14 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from .index import SIZE_MEASURE
-from .metrics import Ranked, Relevant, chunk_grade
+from pytest_chunkeval.retrieval.index import SIZE_MEASURE
+from pytest_chunkeval.scoring.metrics import Ranked, Relevant, chunk_grade
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .evaluate import StrategyRun
-    from .golden import GoldenSuite
+    from pytest_chunkeval.evaluate import StrategyRun
+    from pytest_chunkeval.golden import GoldenSuite
 
 PerQuery = dict[str, dict[str, dict[str, float]]]  # query id -> mode -> metric -> value
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .accepted import AcceptedMisses, settings_key
-from .discovery import discover_suites, load_strategy_modules
-from .golden import GoldenSuite, load_golden
-from .options import Options
-from .strategy import Registration, registry
+from pytest_chunkeval.accepted import AcceptedMisses, settings_key
+from pytest_chunkeval.discovery import discover_suites, load_strategy_modules
+from pytest_chunkeval.golden import GoldenSuite, load_golden
+from pytest_chunkeval.options import Options
+from pytest_chunkeval.strategy import Registration, registry
 
 
 class LineProgress:
@@ -118,9 +118,9 @@ class ChunkevalState:
     # -- evaluation ---------------------------------------------------------------------------------------------
     def evaluator(self):  # -> Evaluator (imported lazily: it pulls numpy, lancedb helpers)
         if self._evaluator is None:
-            from .embed import EmbeddingCache, Embedder
-            from .evaluate import Evaluator, Settings
-            from .index import IndexStore, RankingCache
+            from pytest_chunkeval.evaluate import Evaluator, Settings
+            from pytest_chunkeval.retrieval.embed import Embedder, EmbeddingCache
+            from pytest_chunkeval.retrieval.index import IndexStore, RankingCache
 
             o = self.options
             cache = EmbeddingCache(o.cache_dir / "cache.sqlite")
@@ -136,7 +136,7 @@ class ChunkevalState:
         """Raise ``pytest.UsageError`` when the model cannot be loaded offline (checked without loading torch)."""
         import pytest
 
-        from .model_files import ModelIntegrityError, ModelNotFoundError, check_model
+        from pytest_chunkeval.retrieval.model_files import ModelIntegrityError, ModelNotFoundError, check_model
 
         try:
             check_model(self.options.model)
@@ -146,7 +146,7 @@ class ChunkevalState:
     def previous(self) -> dict[str, Any]:
         """The report given to --chunkeval-compare, read once."""
         if self._previous is None:
-            from .regression import load_previous
+            from pytest_chunkeval.scoring.regression import load_previous
 
             assert self.options.compare is not None
             self._previous = load_previous(self.options.compare)
@@ -154,7 +154,7 @@ class ChunkevalState:
 
     def suite_key(self, suite: GoldenSuite) -> str:
         """How the JSON report names a suite: its golden path relative to the project root."""
-        from .results import suite_key
+        from pytest_chunkeval.results import suite_key
 
         return suite_key(suite.path, self.options.rootdir)
 
@@ -169,7 +169,7 @@ class ChunkevalState:
         return self.options.db_uri.rstrip("/") + "-base"
 
     def base_evaluation(self):  # -> base_ref.BaseEvaluation; raises BaseRefError (once, remembered)
-        from .base_ref import BaseRefError, BaseRequest, evaluate_base
+        from pytest_chunkeval.base_ref import BaseRefError, BaseRequest, evaluate_base
 
         if self._base is None:
             o = self.options
@@ -190,7 +190,7 @@ class ChunkevalState:
     def base_suites(self) -> dict[str, Any]:
         """Suite key -> SuiteResult of whatever this run compares with (a git ref's evaluation or a stored report)."""
         if self._base_suites is None:
-            from .results import suites_from_report
+            from pytest_chunkeval.results import suites_from_report
 
             report = self.base_evaluation().report if self.comparing == "base" else self.previous()
             self._base_suites = suites_from_report(report)
@@ -212,7 +212,7 @@ class ChunkevalState:
         """
         if self._workers is not None:
             return self._merged_summary(run_base)
-        from .results import collect
+        from pytest_chunkeval.results import collect
 
         ev = self._evaluator
         if ev is None or not ev.runs:
@@ -233,8 +233,8 @@ class ChunkevalState:
         return {"id": emb.model_id, "sha256": emb.digests, "max_tokens": emb.max_tokens}
 
     def _summarize(self, suites: dict[str, Any], embedding: dict[str, int], model: dict[str, Any], run_base: bool):
-        from .comparison import compare_suite
-        from .report import Summary
+        from pytest_chunkeval.output.report import Summary
+        from pytest_chunkeval.scoring.comparison import compare_suite
 
         o = self.options
         summary = Summary(
@@ -259,8 +259,8 @@ class ChunkevalState:
     # -- pytest-xdist: workers send results, the controller writes ------------------------------------------------
     def worker_results(self) -> str | None:
         """This worker's results for the controller (see ``distributed``), or None when it evaluated nothing."""
-        from .distributed import WorkerResults
-        from .results import collect
+        from pytest_chunkeval.distributed import WorkerResults
+        from pytest_chunkeval.results import collect
 
         ev = self._evaluator
         if ev is None or not ev.runs:
@@ -276,15 +276,15 @@ class ChunkevalState:
         return part.dumps()
 
     def add_worker_results(self, text: str) -> None:
-        from .distributed import WorkerResults
+        from pytest_chunkeval.distributed import WorkerResults
 
         if self._workers is None:
             self._workers = []
         self._workers.append(WorkerResults.loads(text))
 
     def _merged_summary(self, run_base: bool):
-        from .distributed import merge
-        from .results import suites_from_report
+        from pytest_chunkeval.distributed import merge
+        from pytest_chunkeval.results import suites_from_report
 
         suites, merged = merge(self._workers or [], self.options.baseline)
         if not suites:
@@ -302,7 +302,7 @@ class ChunkevalState:
         return self._summarize(suites, merged.embedding, merged.model or {}, run_base=compare)
 
     def head_suite(self, suite: GoldenSuite, runs: dict[str, Any]):  # -> results.SuiteResult
-        from .results import StrategyResult, SuiteResult, suite_key
+        from pytest_chunkeval.results import StrategyResult, SuiteResult, suite_key
 
         key = self.suite_key(suite)
         head = SuiteResult.from_suite(key, suite, suite_key(suite.corpus_dir, self.options.rootdir))
@@ -310,7 +310,7 @@ class ChunkevalState:
         return head
 
     def comparison(self, suite: GoldenSuite, name: str, run: Any):  # -> comparison.StrategyComparison
-        from .comparison import compare_one
+        from pytest_chunkeval.scoring.comparison import compare_one
 
         key = (self.suite_key(suite), name)
         if key not in self._comparisons:

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, runtime_checkable
 
-from .chunk import Chunk
-from .sizing import check_unit, default_tokens, text_size
+from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.scoring.sizing import check_unit, default_tokens, text_size
 
 if TYPE_CHECKING:
-    from .sizing import TokenModel
+    from pytest_chunkeval.scoring.sizing import TokenModel
 
 
 @runtime_checkable

@@ -1,6 +1,6 @@
 """Peer: astchunk (the cAST paper's chunker) for Python/Java/C#/TypeScript; skipped if not installed."""
 from pytest_chunkeval import strategy
-from pytest_chunkeval.chunking.peers_adapters import AstChunkPeer
+from pytest_chunkeval.chunking.peers import AstChunkPeer
 
 
 @strategy

@@ -1,6 +1,6 @@
 """Peer: chonkie's CodeChunker. Needs tree-sitter-language-pack (downloads grammars): reports `unavailable` offline."""
 from pytest_chunkeval import strategy
-from pytest_chunkeval.chunking.peers_adapters import ChonkieCode
+from pytest_chunkeval.chunking.peers import ChonkieCode
 
 
 @strategy

@@ -7,7 +7,7 @@ same wording wherever metadata is shown.
 from pathlib import Path
 
 from pytest_chunkeval import strategy
-from pytest_chunkeval.chunking.lark_strategies import EbnfMetadataChunker
+from pytest_chunkeval.chunking.lark.strategies import EbnfMetadataChunker
 
 GRAMMAR = Path(__file__).with_name("avap.lark")
 

@@ -7,7 +7,7 @@ included, so no chunk is truncated (without overlap, the parts of a split block 
 from pathlib import Path
 
 from pytest_chunkeval import strategy
-from pytest_chunkeval.chunking.grammar_chunker import GrammarChunker
+from pytest_chunkeval.chunking.regex_config.chunker import GrammarChunker
 from pytest_chunkeval.strategy import WINDOW
 
 CONFIG = Path(__file__).with_name("avap_config.json")

@@ -1,6 +1,6 @@
 """Peer: LangChain's RecursiveCharacterTextSplitter.from_language (1,000 chars, no overlap); skipped if not installed."""
 from pytest_chunkeval import strategy
-from pytest_chunkeval.chunking.peers_adapters import LangchainRecursive
+from pytest_chunkeval.chunking.peers import LangchainRecursive
 
 
 @strategy

@@ -1,4 +1,4 @@
-"""The AST API (pytest_chunkeval.ast) and the chunker's documented behaviours, language by language."""
+"""The AST API (pytest_chunkeval.chunking.ast) and the chunker's documented behaviours, language by language."""
 from __future__ import annotations
 
 import subprocess
@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from pytest_chunkeval import AstChunker, ast_chunk_files, ast_chunks, chunk_code_by_ast
-from pytest_chunkeval.ast import LANGUAGES, language_for, parse, supported_extensions
+from pytest_chunkeval.chunking.ast import LANGUAGES, language_for, parse, supported_extensions
 
 # (language, source, expected (kind, name) of semantic boundaries, in order)
 BOUNDARIES = [
@@ -151,7 +151,7 @@ def test_token_unit_promises_the_window() -> None:
     code = "".join(f"def function_{i}(argument):\n    return argument * {i} + helper_{i}(argument)\n\n" for i in range(30))
     s = AstChunker("ast_tokens", max_chunk_size=64, size_unit="tokens", preserve_context=True)
     assert s.fits_window
-    from pytest_chunkeval.sizing import text_size
+    from pytest_chunkeval.scoring.sizing import text_size
 
     assert all(text_size(c.text, "tokens") <= 64 for c in s.chunk("m.py", code))
 
@@ -207,7 +207,7 @@ def test_every_language_in_the_table_has_an_installed_grammar() -> None:
 @pytest.mark.parametrize("lang,code", [(lang, code) for lang, code, _ in BOUNDARIES])
 def test_name_getter_matches_name_of(lang: str, code: str) -> None:
     """The chunker's ``name_getter`` (field ids resolved once) names every node exactly as ``name_of`` does."""
-    from pytest_chunkeval.ast.tree import name_getter, name_of
+    from pytest_chunkeval.chunking.ast.tree import name_getter, name_of
 
     tree = parse(code, language=lang)
     assert tree is not None

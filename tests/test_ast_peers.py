@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_chunkeval import ast_chunks
-from pytest_chunkeval.chunking.peers_adapters import AstChunkPeer, ChonkieCode, LangchainRecursive, map_back
+from pytest_chunkeval.chunking.peers import AstChunkPeer, ChonkieCode, LangchainRecursive, map_back
 
 CODE = 'def f():\n    """' + "Long docstring line words here.\n    " * 60 + '"""\n    return 1\n\n\ndef g():\n    return 2\n'
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from lark import Tree
 
-from pytest_chunkeval.chunking.lark_engine import GrammarLoadError, LarkGrammar, SourceSyntaxError
-from pytest_chunkeval.chunking.lark_strategies import load_grammar
+from pytest_chunkeval.chunking.lark.engine import GrammarLoadError, LarkGrammar, SourceSyntaxError
+from pytest_chunkeval.chunking.lark.strategies import load_grammar
 
 ROOT = Path(__file__).resolve().parents[1]
 # Frozen copy of the shipped grammar as of the engine's tests; never sync it with strategies/ (see its README).

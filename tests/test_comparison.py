@@ -3,11 +3,9 @@ from __future__ import annotations
 
 import json
 
-from pytest_chunkeval.comparison import Policy, compare_suite, comparison_dict
-from pytest_chunkeval.gates import Thresholds
-from pytest_chunkeval.markdown import document
-from pytest_chunkeval.metrics import Relevant
-from pytest_chunkeval.report import Summary, build_report
+from pytest_chunkeval.output.markdown import document
+from pytest_chunkeval.output.report import Summary, build_report
+from pytest_chunkeval.output.tables import comparison_table, render_text
 from pytest_chunkeval.results import (
     ChunkSpan,
     IndexInfo,
@@ -18,7 +16,9 @@ from pytest_chunkeval.results import (
     SuiteResult,
     suites_from_report,
 )
-from pytest_chunkeval.tables import comparison_table, render_text
+from pytest_chunkeval.scoring.comparison import Policy, compare_suite, comparison_dict
+from pytest_chunkeval.scoring.gates import Thresholds
+from pytest_chunkeval.scoring.metrics import Relevant
 
 K = 10
 
@@ -173,7 +173,7 @@ def test_a_query_lost_with_unmoved_chunks_says_others_now_rank_above() -> None:
 
 
 def test_the_step_summary_is_appended_and_counts_what_other_steps_wrote(tmp_path) -> None:
-    from pytest_chunkeval.markdown import append_step_summary
+    from pytest_chunkeval.output.markdown import append_step_summary
 
     many = [spec(f"q{i}") for i in range(400)]
     base = suite(many, result("ast", {q.id: 1.0 for q in many}, CHUNKS, digest="x"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.chunking.lark_strategies import EbnfFullChunker, EbnfMetadataChunker
+from pytest_chunkeval.chunking.lark.strategies import EbnfFullChunker, EbnfMetadataChunker
 from pytest_chunkeval.chunking.render_summary import MAX_HEADER_CHARS, render_header, render_tags
 
 ROOT = Path(__file__).resolve().parents[1]

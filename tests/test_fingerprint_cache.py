@@ -12,9 +12,9 @@ import pytest
 
 from pytest_chunkeval.corpus import read_corpus
 from pytest_chunkeval.discovery import load_strategy_modules
-from pytest_chunkeval.embed import EmbeddingCache, Embedder
 from pytest_chunkeval.fingerprint import index_fingerprint, strategy_fingerprint
-from pytest_chunkeval.identifiers import split_identifier, split_words
+from pytest_chunkeval.retrieval.embed import Embedder, EmbeddingCache
+from pytest_chunkeval.retrieval.identifiers import split_identifier, split_words
 from pytest_chunkeval.strategy import registry
 
 
@@ -149,7 +149,7 @@ def test_split_words_keeps_joined_identifier_and_splits_snake_case() -> None:
 
 
 def test_ranking_cache_roundtrip_and_key(tmp_path: Path) -> None:
-    from pytest_chunkeval.index import Hit, RankingCache
+    from pytest_chunkeval.retrieval.index import Hit, RankingCache
 
     cache = RankingCache(tmp_path / "c.sqlite")
     key = RankingCache.key("suite__fixed__abc", "hybrid", 50, "retry with backoff")

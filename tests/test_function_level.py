@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_chunkeval.chunk import Chunk
-from pytest_chunkeval.chunking.ast_chunker import ast_chunks
+from pytest_chunkeval.chunking.ast.chunker import ast_chunks
 from pytest_chunkeval.chunking.function_level import STAT_KEYS, FunctionLevelChunker, function_level_chunks
 from pytest_chunkeval.discovery import strategies_in
 
@@ -351,6 +351,6 @@ def test_strategy_declarations_and_counters() -> None:
     assert (stats["files"], stats["chunks"], stats["functions"], stats["class_chunks"]) == (1, 7, 3, 2)
     s.reset_stats()
     assert s.stats()["chunks"] == 0
-    assert {p.name for p in s.source_files()} >= {"ast_split.py", "languages.py"}
+    assert {p.name for p in s.source_files()} >= {"split.py", "languages.py"}
     with pytest.raises(ValueError):
         FunctionLevelChunker(size_unit="tokens")

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 import sentence_transformers  # noqa: F401
 
-from pytest_chunkeval.index import IndexStore, Row
-from pytest_chunkeval.table_identity import TableIdentity, read_record, suite_id
+from pytest_chunkeval.retrieval.index import IndexStore, Row
+from pytest_chunkeval.retrieval.table_identity import TableIdentity, read_record, suite_id
 
 ROWS = [Row("a.py#0", "a.py", 1, 2, "def retry_with_backoff(): pass"), Row("b.py#0", "b.py", 1, 1, "x = 1")]
 VECTORS = np.eye(2, 4, dtype=np.float32)

@@ -5,8 +5,14 @@ import math
 
 import pytest
 
-from pytest_chunkeval.line_metrics import budget_recall, evaluate_lines, gold_lines, line_ndcg_at_k, projected_lines
-from pytest_chunkeval.metrics import Ranked, Relevant
+from pytest_chunkeval.scoring.line_metrics import (
+    budget_recall,
+    evaluate_lines,
+    gold_lines,
+    line_ndcg_at_k,
+    projected_lines,
+)
+from pytest_chunkeval.scoring.metrics import Ranked, Relevant
 
 
 def r(path: str, start: int, end: int, score: float = 1.0) -> Ranked:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from pytest_chunkeval.metrics import (
+from pytest_chunkeval.scoring.metrics import (
     ChunkRef,
     Ranked,
     Relevant,

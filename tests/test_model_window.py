@@ -15,9 +15,9 @@ import lancedb  # noqa: F401  (imported once, outside the in-process runs: see t
 import pytest
 import sentence_transformers  # noqa: F401
 
-from pytest_chunkeval.embed import Embedder
-from pytest_chunkeval.model_files import default_model_dir
-from pytest_chunkeval.sizing import read_window
+from pytest_chunkeval.retrieval.embed import Embedder
+from pytest_chunkeval.retrieval.model_files import default_model_dir
+from pytest_chunkeval.scoring.sizing import read_window
 
 
 def model_copy(dest: Path, window: int | None = 128, tokenizer_json: bool = True) -> Path:

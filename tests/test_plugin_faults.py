@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
 
 
@@ -32,8 +31,9 @@ def test_another_projects_strategies_folder_never_breaks_a_plain_run(project: py
     )
     project.makepyfile(test_ok="def test_ok():\n    assert True\n")
     plain = project.runpytest("-p", "no:cacheprovider", "test_ok.py")
-    plain.assert_outcomes(passed=1, warnings=1)
+    plain.assert_outcomes(passed=1)  # other warnings (third-party imports, in-process) depend on test order
     plain.stdout.fnmatch_lines(["*pytest-chunkeval: *uses_us.py: could not import strategy module: RuntimeError: half-written*"])
+    assert plain.stdout.str().count("could not import strategy module") == 1  # one warning, for uses_us.py only
     assert "broker" not in plain.stdout.str()  # a module that does not use this package is not imported at all
     evaluating = run(project)
     assert evaluating.ret == pytest.ExitCode.USAGE_ERROR
@@ -102,7 +102,7 @@ def test_a_model_that_cannot_load_stops_the_run_once_before_any_item(project: py
 def test_a_damaged_bundled_model_stops_the_run_naming_both_digests(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch  # noqa: F811
 ) -> None:
-    from pytest_chunkeval import model_files
+    from pytest_chunkeval.retrieval import model_files
 
     monkeypatch.setitem(model_files.PINNED_SHA256, "tokenizer.json", "0" * 64)
     model_files.verify_pinned.cache_clear()

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from pytest_chunkeval.stats import bootstrap_ci, paired_test, summarize
+from pytest_chunkeval.scoring.stats import bootstrap_ci, paired_test, summarize
 
 
 def _sample(seed: int, n: int = 30) -> list[float]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.metrics import ChunkRef, Ranked, Relevant, evaluate_query, sort_ranking
+from pytest_chunkeval.scoring.metrics import ChunkRef, Ranked, Relevant, evaluate_query, sort_ranking
 from pytest_chunkeval.verify import check_report, load_golden, main, verify_report
 
 pytest.importorskip("pytrec_eval")

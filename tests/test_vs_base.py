@@ -7,7 +7,6 @@ import os
 import subprocess
 
 import pytest
-
 from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
 
 pytestmark = pytest.mark.slow

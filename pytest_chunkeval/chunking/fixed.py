@@ -1,8 +1,8 @@
 """Fixed-size character windows with overlap: the seed's ``chunkText`` and every code-RAG tool's first baseline."""
 from __future__ import annotations
 
-from ..chunk import Chunk, line_starts, span_chunk
-from ..strategy import Strategy
+from pytest_chunkeval.chunk import Chunk, line_starts, span_chunk
+from pytest_chunkeval.strategy import Strategy
 
 
 def window_spans(length: int, max_chunk_size: int = 1000, overlap: int = 100) -> list[tuple[int, int]]:

@@ -2,7 +2,7 @@
 
 This is the structural baseline most code-search systems start from, kept deliberately simple so that the
 split-then-merge engine (:mod:`.ast_chunker`) can be measured against it. The rules, for every language the AST
-engine knows (:mod:`pytest_chunkeval.ast.languages`):
+engine knows (:mod:`pytest_chunkeval.chunking.ast.languages`):
 
 * **A function is one chunk.** Every top-level function and every method of a class (or of an ``impl``, a
   trait, a namespace, a module, at any depth of such containers) is a chunk of its own, whatever its size below
@@ -39,12 +39,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..ast.languages import LanguageSpec
-from ..ast.tree import ParseTimeout, SyntaxTree, kind_of, name_getter, parse
-from ..chunk import Chunk
-from ..sizing import SpanSizer, check_unit, span_sizer
-from ..strategy import Strategy
-from .ast_split import Splitter, fold_small, line_spans
+from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.chunking.ast.languages import LanguageSpec
+from pytest_chunkeval.chunking.ast.split import Splitter, fold_small, line_spans
+from pytest_chunkeval.chunking.ast.tree import ParseTimeout, SyntaxTree, kind_of, name_getter, parse
+from pytest_chunkeval.scoring.sizing import SpanSizer, check_unit, span_sizer
+from pytest_chunkeval.strategy import Strategy
 
 ENGINE_VERSION = "1"
 STAT_KEYS = ("files", "chunks", "functions", "class_chunks", "remainder_chunks", "split_functions",
@@ -509,8 +509,8 @@ class FunctionLevelChunker(Strategy):
 
     def source_files(self) -> list[Path]:
         """The language table, the tree view, the splitter and the sizing rules decide the chunks too."""
-        from .. import sizing
-        from ..ast import languages, tree
-        from . import ast_split
+        from pytest_chunkeval.chunking.ast import languages, tree
+        from pytest_chunkeval.chunking.ast import split as ast_split
+        from pytest_chunkeval.scoring import sizing
 
         return [Path(m.__file__) for m in (languages, tree, ast_split, sizing) if m.__file__]

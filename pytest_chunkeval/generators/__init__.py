@@ -11,8 +11,8 @@ Two sources of queries in people's own words, each with a relevance label that n
 """
 from __future__ import annotations
 
-from .common import SuiteQuery, write_suite
-from .docs import build_from_docs
-from .history import build_from_history
+from pytest_chunkeval.generators.common import SuiteQuery, write_suite
+from pytest_chunkeval.generators.docs import build_from_docs
+from pytest_chunkeval.generators.history import build_from_history
 
 __all__ = ["SuiteQuery", "build_from_docs", "build_from_history", "write_suite"]

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..golden import GoldenError
-from .docs import DocsOptions, build_from_docs
-from .git import GitError
-from .history import HistoryOptions, build_from_history
+from pytest_chunkeval.generators.docs import DocsOptions, build_from_docs
+from pytest_chunkeval.generators.git import GitError
+from pytest_chunkeval.generators.history import HistoryOptions, build_from_history
+from pytest_chunkeval.golden import GoldenError
 
 
 def _parser() -> argparse.ArgumentParser:

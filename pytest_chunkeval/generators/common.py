@@ -19,8 +19,8 @@ from typing import Any, TypeVar
 
 import yaml
 
-from ..golden import GoldenSuite, load_golden
-from .text import normalized_words
+from pytest_chunkeval.generators.text import normalized_words
+from pytest_chunkeval.golden import GoldenSuite, load_golden
 
 T = TypeVar("T")
 

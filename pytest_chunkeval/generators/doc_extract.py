@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ast.tree import parse_bytes, parser_for
-from .doc_langs import DocLanguage
-from .text import first_sentence, strip_doc_markup
+from pytest_chunkeval.chunking.ast.tree import parse_bytes, parser_for
+from pytest_chunkeval.generators.doc_langs import DocLanguage
+from pytest_chunkeval.generators.text import first_sentence, strip_doc_markup
 
 _FUNCTION_LIKE = re.compile(r"function|method|constructor|closure|lambda|arrow")
 

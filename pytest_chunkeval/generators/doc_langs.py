@@ -12,7 +12,7 @@ import importlib.util
 import re
 from dataclasses import dataclass
 
-from ..ast.languages import LANGUAGES, LanguageSpec
+from pytest_chunkeval.chunking.ast.languages import LANGUAGES, LanguageSpec
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..ast.tree import ParseTimeout, parse_bytes, parser_for
-from .common import (
+from pytest_chunkeval.chunking.ast.tree import ParseTimeout, parse_bytes, parser_for
+from pytest_chunkeval.generators.common import (
     SuiteQuery,
     VerbatimIndex,
     counted,
@@ -26,9 +26,9 @@ from .common import (
     round_robin,
     write_suite,
 )
-from .doc_extract import DocCandidate, blank_rows, extract_docs
-from .doc_langs import doc_language_for, missing_grammars
-from .text import leading_name_removed, normalized_words, reject_reason
+from pytest_chunkeval.generators.doc_extract import DocCandidate, blank_rows, extract_docs
+from pytest_chunkeval.generators.doc_langs import doc_language_for, missing_grammars
+from pytest_chunkeval.generators.text import leading_name_removed, normalized_words, reject_reason
 
 
 @dataclass

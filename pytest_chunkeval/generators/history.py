@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .common import (
+from pytest_chunkeval.generators.common import (
     SuiteQuery,
     VerbatimIndex,
     counted,
@@ -24,9 +24,9 @@ from .common import (
     round_robin,
     write_suite,
 )
-from .doc_langs import CODE_EXTENSIONS
-from .git import Commit, blame, blobs_at, commits, files_at, resolve
-from .text import clean_subject, normalized_words, words_of
+from pytest_chunkeval.generators.doc_langs import CODE_EXTENSIONS
+from pytest_chunkeval.generators.git import Commit, blame, blobs_at, commits, files_at, resolve
+from pytest_chunkeval.generators.text import clean_subject, normalized_words, words_of
 
 #: Conventional-commit types that never describe a behaviour someone would search the code for.
 EXCLUDED_TYPES = frozenset({"chore", "docs", "doc", "test", "tests", "ci", "build", "release", "style", "revert",

@@ -12,8 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_chunkeval.cache_store import CACHE_APPLICATION_ID, CACHE_SCHEMA_VERSION, CacheWarning, EmbeddingCache
-from pytest_chunkeval.index import Hit, RankingCache
+from pytest_chunkeval.retrieval.cache_store import (
+    CACHE_APPLICATION_ID,
+    CACHE_SCHEMA_VERSION,
+    CacheWarning,
+    EmbeddingCache,
+)
+from pytest_chunkeval.retrieval.index import Hit, RankingCache
 
 
 def _open_both(path: Path) -> list[str]:
@@ -130,7 +135,7 @@ def test_store_of_another_schema_version_is_rebuilt_with_one_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A pytest-chunkeval whose cache tables changed shape bumps the version: the old store is set aside, once."""
-    from pytest_chunkeval import cache_store
+    from pytest_chunkeval.retrieval import cache_store
 
     path = tmp_path / "cache.sqlite"
     _filled(path, 3)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pytest_chunkeval.index import SIZE_MEASURE, IndexStore, Row
+from pytest_chunkeval.retrieval.index import SIZE_MEASURE, IndexStore, Row
 
 ROWS = [
     Row(f"f{i}.py#0", f"f{i}.py", 1, 3 + i, f"def handler_{i}(request):\n    return respond(request, code={i})\n" * (i + 1))
@@ -44,7 +44,7 @@ def test_size_is_the_payload_of_the_rows(tmp_path: Path) -> None:
     """One more row adds exactly that row's payload: 4 strings (bytes + 4-byte offset), 2 int32, one float32 vector."""
     store, _ = _build(tmp_path / "a", ROWS[:-1])
     bigger, _ = _build(tmp_path / "b", ROWS)
-    from pytest_chunkeval.identifiers import split_words
+    from pytest_chunkeval.retrieval.identifiers import split_words
 
     last = ROWS[-1]
     strings = [last.chunk_id, last.path, last.text, split_words(last.text)]

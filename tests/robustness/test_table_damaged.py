@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_chunkeval.embed import CacheWarning
-from pytest_chunkeval.index import IndexStore, Row
+from pytest_chunkeval.retrieval.embed import CacheWarning
+from pytest_chunkeval.retrieval.index import IndexStore, Row
 
 ROWS = [Row(f"f{i}.py#0", f"f{i}.py", 1, 2, f"def handler_{i}(request):\n    return {i}\n" * 3) for i in range(10)]
 

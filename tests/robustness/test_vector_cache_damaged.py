@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_chunkeval.embed import CacheWarning, Embedder, EmbeddingCache, text_key
+from pytest_chunkeval.retrieval.embed import CacheWarning, Embedder, EmbeddingCache, text_key
 
 DIM = 8
 

@@ -19,8 +19,8 @@ import subprocess
 import sys
 from typing import Any
 
-from ..chunk import Chunk, line_of, line_starts
-from ..strategy import Strategy
+from pytest_chunkeval.chunk import Chunk, line_of, line_starts
+from pytest_chunkeval.strategy import Strategy
 
 
 def map_back(text: str, pieces: list[str], *, path: str, strategy: str, stats: dict[str, int]) -> list[Chunk]:

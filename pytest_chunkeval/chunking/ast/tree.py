@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from .languages import CONTEXT_KINDS, LANGUAGES, LanguageSpec, language_for
+from pytest_chunkeval.chunking.ast.languages import CONTEXT_KINDS, LANGUAGES, LanguageSpec, language_for
 
 _LOCAL = threading.local()  # tree-sitter parsers are not thread-safe: one per thread and language
 
@@ -53,7 +53,7 @@ def parse_bytes(parser: Any, data: bytes, timeout: float | None = None, spec: La
         return parser.parse(data)
     limit = 1.0 + len(data) / 200_000 if timeout is None else timeout
     if spec is not None and spec.isolate:
-        from .guard import finishes
+        from pytest_chunkeval.chunking.ast.guard import finishes
 
         if not finishes(spec.module, spec.function, data, limit):
             raise ParseTimeout(f"{spec.name} grammar did not finish within {limit:.1f} s (watchdog)")

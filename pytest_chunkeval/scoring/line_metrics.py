@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from .metrics import Ranked, Relevant
+from pytest_chunkeval.scoring.metrics import Ranked, Relevant
 
 DEFAULT_BUDGETS = (512, 2048)
 Line = tuple[str, int]

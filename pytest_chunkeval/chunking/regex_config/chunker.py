@@ -33,11 +33,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..chunk import Chunk, line_starts
-from ..sizing import check_unit
-from ..strategy import WINDOW, Strategy
-from .grammar_config import GrammarConfig, Node, Scan, load_config, scan
-from .render_summary import render_tags
+from pytest_chunkeval.chunk import Chunk, line_starts
+from pytest_chunkeval.chunking.regex_config.config import GrammarConfig, Node, Scan, load_config, scan
+from pytest_chunkeval.chunking.render_summary import render_tags
+from pytest_chunkeval.scoring.sizing import check_unit
+from pytest_chunkeval.strategy import WINDOW, Strategy
 
 MAX_CONTEXT_CHARS = 200
 

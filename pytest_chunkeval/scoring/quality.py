@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from .chunk import Chunk
-from .sizing import default_tokens, nonws_len, text_size
-from .strategy import Contract
+from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.scoring.sizing import default_tokens, nonws_len, text_size
+from pytest_chunkeval.strategy import Contract
 
 TINY_NONWS_CHARS = 50
 

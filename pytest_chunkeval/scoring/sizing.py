@@ -168,7 +168,7 @@ def model_tokens(model_dir: Path, window: int | None = None) -> ModelTokens:
 def default_tokens() -> ModelTokens:
     """The bundled all-MiniLM-L6-v2's window (256) and tokenizer: what "tokens" means outside an evaluation
     (a strategy used directly, ``ast_chunks(...)`` called by hand)."""
-    from .model_files import default_model_dir
+    from pytest_chunkeval.retrieval.model_files import default_model_dir
 
     return model_tokens(default_model_dir())
 

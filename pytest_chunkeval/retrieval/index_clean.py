@@ -14,10 +14,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .table_identity import NAME, TableIdentity, is_legacy_name, read_record, suite_gone
+from pytest_chunkeval.retrieval.table_identity import NAME, TableIdentity, is_legacy_name, read_record, suite_gone
 
 if TYPE_CHECKING:
-    from .index import IndexStore
+    from pytest_chunkeval.retrieval.index import IndexStore
 
 
 @dataclass

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .comparison import QueryChange, StrategyComparison
-from .report import Summary
-from .tables import (
+from pytest_chunkeval.output.report import Summary
+from pytest_chunkeval.output.tables import (
     comparison_table,
     index_table,
     not_compared_lines,
@@ -19,6 +18,7 @@ from .tables import (
     retrieval_table,
     warning_lines,
 )
+from pytest_chunkeval.scoring.comparison import QueryChange, StrategyComparison
 
 STEP_SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB, with room for other steps' lines
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..chunk import Chunk, line_starts, span_chunk
-from ..strategy import Strategy
-from .lark_engine import LarkGrammar, SourceSyntaxError
-from .lark_summary import BLOCK_SUFFIX, serialize, summarize
-from .render_summary import render_header
+from pytest_chunkeval.chunk import Chunk, line_starts, span_chunk
+from pytest_chunkeval.chunking.lark.engine import LarkGrammar, SourceSyntaxError
+from pytest_chunkeval.chunking.lark.summary import BLOCK_SUFFIX, serialize, summarize
+from pytest_chunkeval.chunking.render_summary import render_header
+from pytest_chunkeval.strategy import Strategy
 
 
 def _block_facts(grammar: LarkGrammar) -> tuple[dict[str, str], tuple[str, ...], set[str]]:

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .comparison import MetricDelta, StrategyComparison
-from .line_metrics import DEFAULT_BUDGETS, line_metric_names
-from .report import Summary
-from .results import StrategyResult, SuiteResult
+from pytest_chunkeval.output.report import Summary
+from pytest_chunkeval.results import StrategyResult, SuiteResult
+from pytest_chunkeval.scoring.comparison import MetricDelta, StrategyComparison
+from pytest_chunkeval.scoring.line_metrics import DEFAULT_BUDGETS, line_metric_names
 
 
 @dataclass

@@ -18,9 +18,9 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from .cache_store import CacheView, CacheWarning, WarnFn
-from .identifiers import split_words
-from .table_identity import TableIdentity, is_legacy_name, read_record
+from pytest_chunkeval.retrieval.cache_store import CacheView, CacheWarning, WarnFn
+from pytest_chunkeval.retrieval.identifiers import split_words
+from pytest_chunkeval.retrieval.table_identity import TableIdentity, is_legacy_name, read_record
 
 os.environ.setdefault("LANCEDB_LOG", "error")
 
@@ -346,7 +346,7 @@ class IndexStore:
 
     def clean(self, strategies: set[str] | None = None, root: Path | None = None) -> Any:
         """Drop the tables nothing will reuse and old versions of the rest (:func:`index_clean.clean`)."""
-        from .index_clean import clean
+        from pytest_chunkeval.retrieval.index_clean import clean
 
         return clean(self, strategies, root)
 

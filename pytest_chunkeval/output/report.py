@@ -15,10 +15,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .comparison import SuiteComparison, comparison_dict
-from .gates import GateResult, Thresholds, evaluate_gates
-from .results import SuiteResult
-from .stats import compare_paired
+from pytest_chunkeval.results import SuiteResult
+from pytest_chunkeval.scoring.comparison import SuiteComparison, comparison_dict
+from pytest_chunkeval.scoring.gates import GateResult, Thresholds, evaluate_gates
+from pytest_chunkeval.scoring.stats import compare_paired
 
 REPORT_VERSION = 2
 

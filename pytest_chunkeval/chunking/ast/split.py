@@ -23,9 +23,9 @@ from __future__ import annotations
 from itertools import chain, islice
 from typing import Any
 
-from ..ast.languages import UNIT_KINDS
-from ..ast.tree import SyntaxTree, kind_of
-from ..sizing import SpanSizer, _byte_span
+from pytest_chunkeval.chunking.ast.languages import UNIT_KINDS
+from pytest_chunkeval.chunking.ast.tree import SyntaxTree, kind_of
+from pytest_chunkeval.scoring.sizing import SpanSizer, _byte_span
 
 
 class Span:

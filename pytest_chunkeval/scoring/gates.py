@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .results import StrategyResult
+    from pytest_chunkeval.results import StrategyResult
 
 GATE_NAMES = ("ndcg-gain", "recall-drop", "index-size")
 # Means of per-query floats carry rounding error: a drop of exactly 5 points must not fail a "<= 5 points" gate.

@@ -15,12 +15,12 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec
-from ..ast.tree import Node, ParseTimeout, SyntaxTree, kind_of, name_getter, parse
-from ..chunk import Chunk
-from ..sizing import TokenModel, check_unit, default_tokens, nonws_len, span_sizer, text_size
-from ..strategy import WINDOW, Strategy
-from .ast_split import Span, Splitter, fold_small, line_spans
+from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.chunking.ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec
+from pytest_chunkeval.chunking.ast.split import Span, Splitter, fold_small, line_spans
+from pytest_chunkeval.chunking.ast.tree import Node, ParseTimeout, SyntaxTree, kind_of, name_getter, parse
+from pytest_chunkeval.scoring.sizing import TokenModel, check_unit, default_tokens, nonws_len, span_sizer, text_size
+from pytest_chunkeval.strategy import WINDOW, Strategy
 
 ENGINE_VERSION = "1"
 STAT_KEYS = ("files", "chunks", "parse_errors", "error_regions", "fallback_regions", "fallback_files",
@@ -385,8 +385,8 @@ class AstChunker(Strategy):
 
     def source_files(self) -> list[Path]:
         """The engine and the language table decide the chunks, so they feed the index fingerprint."""
-        from .. import sizing
-        from ..ast import languages, tree
-        from . import ast_split
+        from pytest_chunkeval.chunking.ast import languages, tree
+        from pytest_chunkeval.chunking.ast import split as ast_split
+        from pytest_chunkeval.scoring import sizing
 
         return [Path(m.__file__) for m in (languages, tree, ast_split, sizing) if m.__file__]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .results import ChunkSpan, QuerySpec, RankedChunk, StrategyResult, SuiteResult
-from .stats import bootstrap_ci, paired_test
+from pytest_chunkeval.results import ChunkSpan, QuerySpec, RankedChunk, StrategyResult, SuiteResult
+from pytest_chunkeval.scoring.stats import bootstrap_ci, paired_test
 
 METRICS = ("ndcg", "recall", "mrr")
 MODES = ("file", "chunk")

@@ -1,12 +1,12 @@
 """A watchdog process for grammars that can hang where tree-sitter cannot cancel them.
 
-Most grammars honour the parse deadline (:func:`~pytest_chunkeval.ast.tree.parse_bytes`), but an external
+Most grammars honour the parse deadline (:func:`~pytest_chunkeval.chunking.ast.tree.parse_bytes`), but an external
 scanner that loops never reports progress: tree-sitter-kotlin 1.1 spins forever on ``val N = 1\\n@*@``.
 For languages marked ``isolate=True`` the file is first parsed in a long-lived child process; if the child does
 not answer in time it is killed (and restarted on the next file) and the caller falls back to line chunking.
 One pipe round trip per file: the cost is a second parse of that language's files only.
 
-Run as ``python -m pytest_chunkeval.ast.guard MODULE FUNCTION``: reads ``<u64 length><bytes>`` frames on stdin
+Run as ``python -m pytest_chunkeval.chunking.ast.guard MODULE FUNCTION``: reads ``<u64 length><bytes>`` frames on stdin
 and answers one byte per frame after parsing.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ class Guard:
     def _start(self) -> subprocess.Popen[bytes]:
         if self.proc is None or self.proc.poll() is not None or self.pid_owner != os.getpid():
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "pytest_chunkeval.ast.guard", self.module, self.function],
+                [sys.executable, "-m", "pytest_chunkeval.chunking.ast.guard", self.module, self.function],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             self.pid_owner = os.getpid()
             ready, _, _ = select.select([self.proc.stdout], [], [], 30.0)  # start-up: import the grammar

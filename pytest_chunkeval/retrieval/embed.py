@@ -15,9 +15,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .cache_store import CacheWarning, EmbeddingCache, WarnFn  # noqa: F401  (their home was here)
-from .model_files import DEFAULT_MAX_TOKENS, resolve_model, sha256_file, verify_pinned
-from .sizing import ModelTokens, model_tokens, read_window
+from pytest_chunkeval.retrieval.cache_store import CacheWarning, EmbeddingCache, WarnFn  # noqa: F401  (their home was here)
+from pytest_chunkeval.retrieval.model_files import DEFAULT_MAX_TOKENS, resolve_model, sha256_file, verify_pinned
+from pytest_chunkeval.scoring.sizing import ModelTokens, model_tokens, read_window
 
 ProgressFn = Callable[[int], None]
 # Loaded models by (source, device): loading costs seconds, and one process may run several sessions (pytester).

@@ -1,4 +1,4 @@
-"""Language-independent AST API over tree-sitter (``from pytest_chunkeval.ast import parse``).
+"""Language-independent AST API over tree-sitter (``from pytest_chunkeval.chunking.ast import parse``).
 
 Build your own strategy on it::
 
@@ -8,7 +8,7 @@ Build your own strategy on it::
 """
 from __future__ import annotations
 
-from .languages import (
+from pytest_chunkeval.chunking.ast.languages import (
     CONTAINER_KINDS,
     CONTEXT_KINDS,
     LANGUAGES,
@@ -17,7 +17,7 @@ from .languages import (
     language_for,
     supported_extensions,
 )
-from .tree import (
+from pytest_chunkeval.chunking.ast.tree import (
     Context,
     Node,
     ParseTimeout,

@@ -71,7 +71,7 @@ def resolve_model(name_or_path: str | None) -> tuple[str, Path | None]:
 def count_tokens(text: str, model_dir: Path | None = None) -> int:
     """Tokens the model in ``model_dir`` (the bundled one by default) sees for ``text``, including [CLS]/[SEP],
     before truncation; counted by :mod:`.sizing`, the one place sizes are measured."""
-    from .sizing import default_tokens, model_tokens
+    from pytest_chunkeval.scoring.sizing import default_tokens, model_tokens
 
     return (model_tokens(model_dir) if model_dir is not None else default_tokens()).count(text)
 

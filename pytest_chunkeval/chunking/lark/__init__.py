@@ -1,0 +1,1 @@
+"""The Lark engine: an EBNF grammar parses the code; the ADR's two EBNF strategies read its AST."""

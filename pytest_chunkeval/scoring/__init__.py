@@ -1,0 +1,1 @@
+"""Metrics, statistics, gates, comparisons and quality checks: pure functions over results."""
