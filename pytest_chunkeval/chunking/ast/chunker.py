@@ -26,6 +26,10 @@ ENGINE_VERSION = "1"
 STAT_KEYS = ("files", "chunks", "parse_errors", "error_regions", "fallback_regions", "fallback_files",
              "parse_timeouts", "oversized_leaves", "header_chars", "header_truncated")
 _SIG_MAX = 300
+#: Merge policies (see :mod:`.split`): ``greedy`` merges any siblings while they fit (the cAST recipe);
+#: ``units`` never puts two functions/classes in one chunk but lets the code around them join; ``isolate`` gives
+#: each function/class a chunk of its own and merges only glue with glue (and pieces under the minimum).
+MERGE_POLICIES = ("greedy", "units", "isolate")
 
 
 def _bump(stats: dict[str, int] | None, key: str, n: int = 1) -> None:
@@ -203,8 +207,11 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
                max_header_size: int | None = None, languages: Mapping[str, str] | None = None,
                language: str | LanguageSpec | None = None, strategy: str = "ast",
                stats: dict[str, int] | None = None, model: TokenModel | None = None,
-               with_metadata: bool = True) -> list[Chunk]:
+               with_metadata: bool = True, merge: str | None = None) -> list[Chunk]:
     """Chunk one file along its syntax tree; see the module docstring for the size and header contract.
+
+    ``merge`` is one of :data:`MERGE_POLICIES`; None keeps the older switch: ``units`` when
+    ``chunk_by_node_type``, else ``greedy``.
 
     ``model`` is whose tokens ``size_unit="tokens"`` counts (the strategy passes the model in use; None: the
     bundled all-MiniLM-L6-v2).
@@ -216,6 +223,7 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
     table; ``language`` forces one. Unknown languages are cut by lines (counted as ``fallback_files``).
     """
     check_unit(size_unit)
+    policy = _policy(merge, chunk_by_node_type)
     budget = _header_budget(max_chunk_size, preserve_context, max_header_size)
     body_max = max_chunk_size - budget
     if body_max < (3 if size_unit == "tokens" else 1):
@@ -236,7 +244,8 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
     else:
         if tree.has_error:
             _bump(stats, "parse_errors")
-        splitter = Splitter(tree, size, body_max, by_type=chunk_by_node_type, stats=stats)
+        splitter = Splitter(tree, size, body_max, by_type=policy != "greedy", isolate=policy == "isolate",
+                            stats=stats)
         spans = fold_small(splitter.run(), splitter, min_chunk_size)
     headers = _Headers(path, tree, size_unit, budget, stats, model)
     lang = tree.spec.name if tree is not None else None
@@ -274,6 +283,14 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
     _bump(stats, "header_chars", header_chars)
     _bump(stats, "chunks", len(out))
     return out
+
+
+def _policy(merge: str | None, chunk_by_node_type: bool) -> str:
+    if merge is None:
+        return "units" if chunk_by_node_type else "greedy"
+    if merge not in MERGE_POLICIES:
+        raise ValueError(f"merge must be one of {', '.join(MERGE_POLICIES)}, got {merge!r}")
+    return merge
 
 
 def _fit(sp: Span, data: bytes, headers: _Headers, size: Any, max_size: int, unit: str,
@@ -356,8 +373,9 @@ class AstChunker(Strategy):
     def __init__(self, name: str = "ast", *, max_chunk_size: int | str = 1000, min_chunk_size: int = 100,
                  chunk_by_node_type: bool = True, preserve_context: bool = False, size_unit: str = "chars",
                  max_header_size: int | None = None, languages: Mapping[str, str] | None = None,
-                 description: str = "") -> None:
+                 description: str = "", merge: str | None = None) -> None:
         check_unit(size_unit)
+        _policy(merge, chunk_by_node_type)  # validate now, not per file
         if max_chunk_size == WINDOW:
             if size_unit != "tokens":
                 raise ValueError(f"max_chunk_size={WINDOW!r} needs size_unit='tokens', not {size_unit!r}")
@@ -368,6 +386,8 @@ class AstChunker(Strategy):
             min_chunk_size=min_chunk_size, chunk_by_node_type=chunk_by_node_type,
             preserve_context=preserve_context, size_unit=size_unit, max_header_size=max_header_size,
             languages=dict(languages) if languages else None)
+        if merge is not None:  # only when set, so the fingerprint of a strategy that does not use it stays put
+            self.opts["merge"] = merge
         self.max_chunk_size = max_chunk_size
         self.size_unit = size_unit
         self.version = f"{ENGINE_VERSION}:" + ",".join(

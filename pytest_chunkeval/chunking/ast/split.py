@@ -14,7 +14,8 @@ The recipe, per node list (the root's children first):
    ERROR node falls back to the same line splitting and is counted;
 3. adjacent pieces are merged greedily while the merged span fits; with ``by_type`` two different semantic
    units (function, method, class, module, section) never share a chunk, and a unit too big for one chunk
-   starts a fresh one (its signature opens a chunk instead of trailing the previous one);
+   starts a fresh one (its signature opens a chunk instead of trailing the previous one); with ``isolate`` a
+   unit does not take in the glue around it either (one vector per function, as the model reads best);
 4. a last pass folds any piece under ``min_size`` into a neighbour where allowed: pieces of one split unit may
    fold together (tiny getters inside a big class), different top-level units still never mix.
 """
@@ -166,9 +167,12 @@ class Splitter:
     """One file's split-then-merge run; ``stats`` collects what happened (errors, fallbacks, leaf splits)."""
 
     def __init__(self, tree: SyntaxTree, size: SpanSizer, max_size: int, *, by_type: bool = True,
-                 stats: dict[str, int] | None = None) -> None:
+                 isolate: bool = False, stats: dict[str, int] | None = None) -> None:
         self.tree, self.spec, self.data = tree, tree.spec, tree.source
         self.size, self.max, self.by_type = size, max_size, by_type
+        # isolate (needs by_type): a unit shares its chunk with nothing - glue merges only with glue, and only
+        # the pieces under the minimum are folded into a unit afterwards (:func:`fold_small`)
+        self.isolate = isolate and by_type
         self.ident = size is _byte_span  # ASCII text measured in chars: sizes are byte differences (no calls)
         self.stats = stats if stats is not None else {}
         self._ids = 0
@@ -342,8 +346,8 @@ class Splitter:
         if kind is not None and self.by_type and kind in UNIT_KINDS:
             self._ids += 1
             uid = self._ids
-        if cur is not None and (uid < 0 or cur.unit < 0) and \
-                (b - cur.start if self.ident else self.size(cur.start, b)) <= self.max:
+        if cur is not None and (uid < 0 or cur.unit < 0) and not (self.isolate and (uid >= 0 or cur.unit >= 0)) \
+                and (b - cur.start if self.ident else self.size(cur.start, b)) <= self.max:
             cur.end = b
             if main is not None:
                 cur.types.append(mtype)
@@ -403,7 +407,8 @@ class Splitter:
             else:
                 # text before an oversized node (``x = ``, a heading, imports) flows into its first piece,
                 # when it is glue (a piece of another unit never joins: it could mix two units)
-                carry = cur is not None and cur.unit < 0 and cur.ctx is ctx and not cur.partial
+                carry = cur is not None and cur.unit < 0 and cur.ctx is ctx and not cur.partial \
+                    and not (self.isolate and uid >= 0)
                 start = cur.start if carry else a  # type: ignore[union-attr]
                 if main is not None and main.child_count > 0:
                     inner_ctx = ctx + (main,) if kind in UNIT_KINDS else ctx
@@ -424,7 +429,8 @@ class Splitter:
                     p.partial = True
             for k, p in enumerate(pieces):
                 # only the first piece may join what came before: the pieces were already merged one level down
-                if k == 0 and cur is not None and not fresh and self.can_merge(cur, p):
+                if k == 0 and cur is not None and not fresh and self.can_merge(cur, p) \
+                        and not (self.isolate and (cur.unit >= 0 or p.unit >= 0)):
                     cur = self.merge(cur, p)
                 else:
                     if cur is not None:
