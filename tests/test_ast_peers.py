@@ -27,7 +27,7 @@ def test_astchunk_drops_a_long_docstring_where_ast_does_not() -> None:
     peer.chunk("d.py", CODE)
     assert peer.stats()["dropped_chars"] > 1000  # the peer's known loss, measured
     assert "".join(c.source for c in ast_chunks(CODE, "d.py", preserve_context=False)) == CODE
-    assert not peer.lossless and peer.handles("x.py") and not peer.handles("x.go")
+    assert not peer.lossless and peer.handles("x.py") and peer.handles("x.go")  # .go: ast's fallback (counted)
 
 
 def test_langchain_recursive_keeps_every_line() -> None:
@@ -52,8 +52,6 @@ def test_missing_peer_is_unavailable_with_a_reason_not_an_error() -> None:
         peer.chunk("a.py", "x = 1\n")
 
 
-def test_chonkie_reports_instead_of_hanging() -> None:
-    peer = ChonkieCode()
-    peer.probe_timeout_s = 20
-    reason = peer.unavailable
-    assert reason is None or "chonkie" in reason
+def test_chonkie_reports_the_missing_piece_instead_of_failing() -> None:
+    reason = ChonkieCode().unavailable
+    assert reason is None or any(p in reason for p in ("not installed", "C compiler", "grammar wheel", "offline"))

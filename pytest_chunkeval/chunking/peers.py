@@ -4,9 +4,15 @@ Why adapters: the design's claim "whole functions beat the pip-installable AST c
 something if the peers run on the same corpus, embedder and index. Each adapter turns a peer's output into
 :class:`Chunk` objects with positions, counts what the peer lost, and never fails a run because a peer is absent.
 
-``unavailable`` (``None`` or a reason) is how a peer says it cannot run here - not installed, or it would need
-the network (chonkie's CodeChunker downloads tree-sitter grammars when created). It is computed lazily and
-cached, so building the strategy costs nothing; the harness skips the strategy's items with that reason.
+Every peer handles every file, as ``ast`` does: a file in a language the peer has no chunker for is cut by
+``ast``'s own fallback (whole lines up to the peer's limit, in the peer's size unit) and counted, ``native_files``
+against ``fallback_files``, which the report's chunk table shows. Otherwise a peer that knows 4 languages would be
+scored on a fraction of the corpus - the other files absent from its index, their queries unanswerable - and its
+score would measure its language list, not its chunking.
+
+``unavailable`` (``None`` or a reason) is how a peer says it cannot run here - not installed, or a piece it needs
+offline is missing (chonkie: see :mod:`.grammar_shims`). It is computed lazily and cached, so building the
+strategy costs nothing; the harness skips the strategy's items with that reason.
 
 Peers return strings without positions: :func:`map_back` finds each piece in the source, searching forward
 from the previous piece, and fills lines and byte offsets. Pieces that cannot be found are counted
@@ -14,12 +20,13 @@ from the previous piece, and fills lines and byte offsets. Pieces that cannot be
 """
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
-import subprocess
-import sys
+from pathlib import Path
 from typing import Any
 
 from pytest_chunkeval.chunk import Chunk, line_of, line_starts
+from pytest_chunkeval.chunking.ast.chunker import ast_chunks
 from pytest_chunkeval.strategy import Strategy
 
 
@@ -60,18 +67,42 @@ def map_back(text: str, pieces: list[str], *, path: str, strategy: str, stats: d
     return out
 
 
+def line_fallback(text: str, path: str, *, strategy: str, max_chunk_size: int, size_unit: str,
+                  model: Any = None) -> list[Chunk]:
+    """``ast``'s chunks for a file it has no grammar for: whole lines up to ``max_chunk_size`` ``size_unit``.
+
+    It is that very code path (``ast_chunks`` with every extension mapped to no language), not a copy of it, so a
+    peer's fallback files are cut exactly as ``ast``'s and ``function_level``'s are.
+    """
+    return ast_chunks(text, path, max_chunk_size=max_chunk_size, size_unit=size_unit, preserve_context=False,
+                      languages={"": ""}, strategy=strategy, model=model)
+
+
+def _library_versions(modules: tuple[str, ...]) -> str:
+    """``name=version`` of each installed peer library: an upgrade changes the chunks, so it changes the index."""
+    out = []
+    for module in modules:
+        try:
+            out.append(f"{module}={importlib.metadata.version(module)}")
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return ",".join(out)
+
+
 class PeerChunker(Strategy):
-    """Base for adapters: lazy availability, stats, position mapping. Subclasses implement ``split``."""
+    """Base for adapters: lazy availability, stats, position mapping, ``ast``'s fallback for files the peer cannot
+    chunk. Subclasses implement ``language`` (None: not this peer's) and ``split``."""
 
     requires: tuple[str, ...] = ()
     install_hint: str = ""
-    stat_keys = ("files", "chunks", "unmapped_chunks", "dropped_chars")
+    stat_keys = ("files", "native_files", "fallback_files", "chunks", "unmapped_chunks", "dropped_chars")
+    extensions = None  # every file: the ones the peer cannot chunk get the fallback (see the module docstring)
 
     def __init__(self, name: str | None = None, max_chunk_size: int = 1000) -> None:
         if name:
             self.name = name
         self.max_chunk_size = max_chunk_size
-        self.version = f"{self.version}:{max_chunk_size}"
+        self.version = f"{self.version}:{max_chunk_size}:{_library_versions(self.requires)}"
         self._unavailable: str | None | bool = False  # False: not probed yet
 
     @property
@@ -87,7 +118,11 @@ class PeerChunker(Strategy):
             return f"{', '.join(missing)} not installed ({self.install_hint})"
         return None
 
-    def split(self, path: str, text: str) -> list[str]:  # pragma: no cover - abstract
+    def language(self, path: str) -> str | None:  # pragma: no cover - abstract
+        """The peer's name for the language of ``path``, or None when it has no chunker for it."""
+        raise NotImplementedError
+
+    def split(self, path: str, text: str, language: str) -> list[str]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def chunk(self, path: str, text: str) -> list[Chunk]:
@@ -95,9 +130,18 @@ class PeerChunker(Strategy):
         if reason:
             raise RuntimeError(reason)
         self.count("files")
+        language = self.language(path)
+        if language is None:
+            self.count("fallback_files")
+            chunks = line_fallback(text, path, strategy=self.name, max_chunk_size=int(self.max_chunk_size or 1000),
+                                   size_unit=self.size_unit, model=self.model if self.size_unit == "tokens" else None)
+            self.count("chunks", len(chunks))
+            return chunks
+        self.count("native_files")
         if not text:
             return []
-        return map_back(text, self.split(path, text), path=path, strategy=self.name, stats=self.counters())
+        return map_back(text, self.split(path, text, language), path=path, strategy=self.name,
+                        stats=self.counters())
 
 
 _LANGCHAIN = {".py": "python", ".js": "js", ".jsx": "js", ".mjs": "js", ".ts": "ts", ".tsx": "ts", ".go": "go",
@@ -107,13 +151,14 @@ _LANGCHAIN = {".py": "python", ".js": "js", ".jsx": "js", ".mjs": "js", ".ts": "
 
 
 class LangchainRecursive(PeerChunker):
-    """LangChain's ``RecursiveCharacterTextSplitter.from_language`` (plain separators for other files).
+    """LangChain's ``RecursiveCharacterTextSplitter.from_language`` (its plain separators for other files).
 
     It strips whitespace at chunk edges but keeps every non-blank line, so it is lossless in the Strategy sense.
+    Its own plain splitter for files of no known language is the peer's behaviour, so those count as native.
     """
 
     name = "langchain_recursive"
-    version = "1"
+    version = "2"
     description = "LangChain RecursiveCharacterTextSplitter.from_language, 1,000 chars, no overlap"
     requires = ("langchain_text_splitters",)
     install_hint = "pip install langchain-text-splitters"
@@ -123,33 +168,35 @@ class LangchainRecursive(PeerChunker):
         self.overlap = overlap
         self._splitters: dict[str, Any] = {}
 
-    def split(self, path: str, text: str) -> list[str]:
+    def language(self, path: str) -> str:
         dot = path.rfind(".")
-        lang = _LANGCHAIN.get(path[dot:].lower() if dot >= 0 else "", "")
-        splitter = self._splitters.get(lang)
+        return _LANGCHAIN.get(path[dot:].lower() if dot >= 0 else "", "")
+
+    def split(self, path: str, text: str, language: str) -> list[str]:
+        splitter = self._splitters.get(language)
         if splitter is None:
             from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
             kw = dict(chunk_size=self.max_chunk_size, chunk_overlap=self.overlap)
-            splitter = (RecursiveCharacterTextSplitter.from_language(Language(lang), **kw) if lang
+            splitter = (RecursiveCharacterTextSplitter.from_language(Language(language), **kw) if language
                         else RecursiveCharacterTextSplitter(**kw))
-            self._splitters[lang] = splitter
+            self._splitters[language] = splitter
         return splitter.split_text(text)
 
 
 class AstChunkPeer(PeerChunker):
-    """astchunk (the cAST paper's code): Python, Java, C#, TypeScript; size in non-whitespace characters.
+    """astchunk (the cAST paper's code): Python, Java, C#, TypeScript natively; size in non-whitespace characters.
 
+    Other files get ``ast``'s line fallback at the same 1,000 non-whitespace characters (``fallback_files``).
     ``lossless = False``: it rebuilds chunk text from nodes and can lose text (long docstrings were seen vanishing);
     ``dropped_chars`` in stats measures it on every run.
     """
 
     name = "astchunk"
-    version = "1"
-    description = "astchunk ASTChunkBuilder, 1,000 non-whitespace chars"
+    version = "2"
+    description = "astchunk ASTChunkBuilder, 1,000 non-whitespace chars (other languages: ast's line fallback)"
     requires = ("astchunk",)
     install_hint = "pip install astchunk"
-    extensions = (".py", ".java", ".cs", ".ts", ".tsx")
     size_unit = "nonws_chars"
     lossless = False
     _LANG = {".py": "python", ".java": "java", ".cs": "csharp", ".ts": "typescript", ".tsx": "typescript"}
@@ -158,60 +205,76 @@ class AstChunkPeer(PeerChunker):
         super().__init__(name, max_chunk_size)
         self._builders: dict[str, Any] = {}
 
-    def split(self, path: str, text: str) -> list[str]:
-        lang = self._LANG.get(path[path.rfind("."):].lower())
-        if lang is None:
-            raise ValueError(f"{self.name} does not handle {path}")
-        builder = self._builders.get(lang)
+    def language(self, path: str) -> str | None:
+        dot = path.rfind(".")
+        return self._LANG.get(path[dot:].lower()) if dot >= 0 else None
+
+    def split(self, path: str, text: str, language: str) -> list[str]:
+        builder = self._builders.get(language)
         if builder is None:
             from astchunk import ASTChunkBuilder
 
-            builder = self._builders[lang] = ASTChunkBuilder(
-                max_chunk_size=self.max_chunk_size, language=lang, metadata_template="default")
+            builder = self._builders[language] = ASTChunkBuilder(
+                max_chunk_size=self.max_chunk_size, language=language, metadata_template="default")
         return [w["content"] for w in builder.chunkify(text)]
 
 
-_CHONKIE_PROBE = """
-import sys
-from chonkie import CodeChunker
-c = CodeChunker(language="python", chunk_size=64)
-c.chunk("def f():\\n    return 1\\n")
-print("ok")
-"""
-
-
 class ChonkieCode(PeerChunker):
-    """chonkie's ``CodeChunker``. It needs tree-sitter-language-pack, which downloads grammars on first use, so
-    availability is probed in a subprocess with a timeout (it must work offline or report why not, never hang).
+    """chonkie's ``CodeChunker``, one per language (named from the file's path, never guessed from its content).
+
+    CodeChunker parses through tree-sitter-language-pack, which downloads its grammars; here the pack is handed
+    the installed grammar wheels instead (:mod:`.grammar_shims`), so it runs offline with the grammars ``ast``
+    uses. Files of a language without a wheel get ``ast``'s line fallback (``fallback_files``). Availability is
+    probed by chunking a small Python file; what is missing is the skip reason.
     """
 
     name = "chonkie_code"
-    version = "1"
-    description = "chonkie CodeChunker, 1,000 characters"
+    version = "2"
+    description = "chonkie CodeChunker, 1,000 characters, grammars from the installed wheels (others: line fallback)"
     requires = ("chonkie", "tree_sitter_language_pack")
-    install_hint = "pip install chonkie tree-sitter-language-pack; its grammars download at first use"
-    extensions = (".py", ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java", ".c", ".h", ".cpp", ".rb", ".php",
-                  ".swift", ".kt")
-    probe_timeout_s = 30.0
+    install_hint = "pip install 'chonkie[code]'"
+
+    def __init__(self, name: str | None = None, max_chunk_size: int = 1000) -> None:
+        super().__init__(name, max_chunk_size)
+        self._chunkers: dict[str, Any] = {}
 
     def probe(self) -> str | None:
         reason = super().probe()
         if reason:
             return reason
+        from pytest_chunkeval.chunking.grammar_shims import missing_piece
+
+        reason = missing_piece()
+        if reason:
+            return reason
         try:
-            run = subprocess.run([sys.executable, "-c", _CHONKIE_PROBE], capture_output=True, text=True,
-                                 timeout=self.probe_timeout_s)
-        except subprocess.TimeoutExpired:
-            return f"CodeChunker did not start within {self.probe_timeout_s:.0f} s (grammar download offline?)"
-        if run.returncode != 0 or "ok" not in run.stdout:
-            last = (run.stderr.strip().splitlines() or ["no output"])[-1]
-            return f"CodeChunker cannot run offline here: {last[:200]}"
-        return None
+            pieces = self.split("probe.py", "def f():\n    return 1\n", "python")
+        except Exception as exc:  # noqa: BLE001 - whatever stops it is the reason to report
+            return f"CodeChunker cannot run offline here: {type(exc).__name__}: {str(exc)[:200]}"
+        return None if pieces else "CodeChunker returned no chunks for a two-line Python file"
 
-    def split(self, path: str, text: str) -> list[str]:  # pragma: no cover - needs the language pack
-        from chonkie import CodeChunker
+    def language(self, path: str) -> str | None:
+        import tree_sitter_language_pack as pack
 
-        chunker = self.__dict__.get("_chunker")
+        from pytest_chunkeval.chunking.grammar_shims import wheel_grammars
+
+        found = pack.detect_language_from_path(path)
+        return found if found in wheel_grammars() else None
+
+    def split(self, path: str, text: str, language: str) -> list[str]:
+        chunker = self._chunkers.get(language)
         if chunker is None:
-            chunker = self._chunker = CodeChunker(language="auto", chunk_size=self.max_chunk_size)
+            from chonkie import CodeChunker
+
+            from pytest_chunkeval.chunking.grammar_shims import SHIMS, no_bulk_download
+
+            SHIMS.ensure(language)
+            with no_bulk_download():
+                chunker = self._chunkers[language] = CodeChunker(language=language, chunk_size=self.max_chunk_size)
         return [c.text for c in chunker.chunk(text)]
+
+    def source_files(self) -> list[Path]:
+        """Which grammars it gets (and how) is decided there, so that module feeds the index fingerprint."""
+        from pytest_chunkeval.chunking import grammar_shims
+
+        return [Path(grammar_shims.__file__)]
