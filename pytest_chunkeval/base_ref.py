@@ -34,8 +34,12 @@ class BaseRequest:
     baseline: str = "file_level"
     model: str | None = None
     device: str | None = None
+    backend: str = "torch"  # passed on only when not the default, so a base before the option still runs
     cache_dir: Path = Path(".chunkeval")
     db_uri: str = ".chunkeval/lancedb-base"
+    # The head's storage options as environment variables (LanceDB reads both spellings): they reach the base's
+    # pytest without appearing on its command line, and work with a base commit that predates the ini setting.
+    storage_env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -90,6 +94,8 @@ def _command(req: BaseRequest, base_root: Path, suites: list[str], report: Path)
         cmd.append(f"--chunkeval-model={(req.root / model) if (req.root / model).exists() else req.model}")
     if req.device:
         cmd.append(f"--chunkeval-device={req.device}")
+    if req.backend != "torch":
+        cmd.append(f"--chunkeval-backend={req.backend}")
     return [*cmd, *suites]
 
 
@@ -124,9 +130,12 @@ def evaluate_base(req: BaseRequest, say: Callable[[str], None] = lambda s: None)
         env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(base_root), env.get("PYTHONPATH", "")) if p)
         env.setdefault("LANCEDB_LOG", "error")
+        env.update(req.storage_env)
         proc = subprocess.run(_command(req, base_root, suites, report_path), cwd=base_root, env=env,
                               capture_output=True, text=True)
-        output = proc.stdout + proc.stderr
+        from pytest_chunkeval.retrieval.storage import StorageOptions
+
+        output = StorageOptions(req.storage_env).scrub(proc.stdout + proc.stderr)  # the log and the error quote it
         # 0: all passed, 1: some items failed (misses on base are normal); anything else means no usable report.
         if proc.returncode not in (0, 1) or not report_path.is_file():
             req.cache_dir.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,8 @@ class WorkerResults:
     suites: dict[str, Any] = field(default_factory=dict)  # suite key -> SuiteResult.to_entry()
     embedding: dict[str, int] = field(default_factory=dict)
     model: dict[str, Any] | None = None
-    outcomes: list[tuple[str, str, str, bool]] = field(default_factory=list)  # (golden path, strategy, query, hit)
+    # (golden path, strategy, query, hit, retrieval mode); a 4-tuple from an older worker means the first mode
+    outcomes: list[tuple[Any, ...]] = field(default_factory=list)
     base_report: dict[str, Any] | None = None  # the base ref's report, when this worker evaluated it
     base_info: dict[str, Any] | None = None
 
@@ -44,7 +45,9 @@ class WorkerResults:
         return cls(**data)
 
 
-def merge(results: list[WorkerResults], baseline: str) -> tuple[dict[str, SuiteResult], WorkerResults]:
+def merge(
+    results: list[WorkerResults], baseline: str, modes: tuple[str, ...] = ()
+) -> tuple[dict[str, SuiteResult], WorkerResults]:
     """The union of the workers' results, ordered as a serial run orders them (suites by key, the baseline first,
     then by name); plus the merged totals, model, outcomes and base."""
     merged = WorkerResults()
@@ -65,7 +68,11 @@ def merge(results: list[WorkerResults], baseline: str) -> tuple[dict[str, SuiteR
     suites: dict[str, SuiteResult] = {}
     for key in sorted(entries):
         entry = entries[key]
-        order = sorted(entry["strategies"], key=lambda n: (n != baseline, n))
+        # Per retrieval mode in the run's order, the baseline first, as a serial run orders them (results.collect).
+        rank = {m: i for i, m in enumerate(modes)}
+        order = sorted(entry["strategies"], key=lambda n: (
+            rank.get(str(entry["strategies"][n].get("retrieval") or ""), len(rank)),
+            str(entry["strategies"][n].get("strategy") or n) != baseline, n))
         entry["strategies"] = {n: entry["strategies"][n] for n in order}
         suites[key] = SuiteResult.from_entry(key, entry)
     return suites, merged

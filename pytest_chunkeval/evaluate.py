@@ -1,12 +1,14 @@
 """One evaluation = one strategy on one golden suite: chunk, index, search every query, score.
 
 Plain functions and data, no pytest: the plugin's items ask the :class:`Evaluator` for a result and read it. Results
-are memoised, so the first item of a (suite, strategy) pays for the index and the others read from it.
+are memoised, so the first item of a (suite, strategy) pays for the index and the others read from it. With several
+retrieval modes (``--chunkeval-retrieval vector,hybrid``) one (suite, strategy) is chunked, embedded and indexed once
+and searched once per mode: a result per (suite, strategy, mode), sharing everything but the search.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
@@ -39,7 +41,7 @@ def _no_progress(description: str, total: int) -> Callable[[int], None]:
 @dataclass
 class Settings:
     k: int = 10
-    retrieval: str = "hybrid"
+    retrieval: str = "hybrid"  # the mode of a result asked for without one (the first of the session's modes)
     depth: int = 50  # candidates fetched before the deterministic tie-break cuts to k
 
 
@@ -57,6 +59,7 @@ class StrategyRun:
     suite: GoldenSuite
     name: str
     strategy: Contract | None = None  # bound to the embedder's model
+    mode: str = ""  # the retrieval mode its outcomes were searched with; chunks and index are shared across modes
     skipped: str | None = None
     files_handled: int = 0
     chunks: list[tuple[str, Chunk]] = field(default_factory=list)
@@ -167,26 +170,49 @@ class Evaluator:
         self.embedder = embedder
         self.store = store
         self.progress = progress or _no_progress
-        self.runs: dict[tuple[Path, str], StrategyRun] = {}
-        self.failures: dict[tuple[Path, str], BaseException] = {}
+        self.runs: dict[tuple[Path, str, str], StrategyRun] = {}  # (suite, strategy, retrieval mode)
+        self.failures: dict[tuple[Path, str, str], BaseException] = {}
+        self._built: dict[tuple[Path, str], StrategyRun] = {}  # chunked and indexed, not yet searched
+        self._build_failures: dict[tuple[Path, str], BaseException] = {}
         self.query_embed = EmbedCounts()
         self._query_vectors: dict[Path, dict[str, np.ndarray]] = {}
 
     # -- public -------------------------------------------------------------------------------------------------
-    def run(self, suite: GoldenSuite, reg: Registration, strategy: Contract | None = None) -> StrategyRun:
-        """The memoised evaluation of ``reg`` on ``suite``; ``strategy`` is its built contract (else built here)."""
-        key = (suite.path.resolve(), reg.name)
+    def run(
+        self, suite: GoldenSuite, reg: Registration, strategy: Contract | None = None, mode: str | None = None
+    ) -> StrategyRun:
+        """The memoised evaluation of ``reg`` on ``suite`` searched with ``mode`` (default: the settings' mode);
+        ``strategy`` is its built contract (else built here). Every mode shares one chunking and one index."""
+        mode = mode or self.settings.retrieval
+        key = (suite.path.resolve(), reg.name, mode)
         if key in self.failures:  # every item of a broken evaluation fails fast with the same error
             raise self.failures[key]
         if key not in self.runs:
             try:
-                self.runs[key] = self._evaluate(suite, reg, strategy if strategy is not None else reg.build())
+                built = self._build(suite, reg, strategy)
+                run = replace(built, mode=mode, outcomes={}, aggregate={})
+                if not run.skipped:
+                    self._search(run)
+                self.runs[key] = run
             except Exception as exc:
                 self.failures[key] = exc
                 raise
         return self.runs[key]
 
     # -- stages -------------------------------------------------------------------------------------------------
+    def _build(self, suite: GoldenSuite, reg: Registration, strategy: Contract | None) -> StrategyRun:
+        """Chunked and indexed once per (suite, strategy), whatever the number of modes searched afterwards."""
+        key = (suite.path.resolve(), reg.name)
+        if key in self._build_failures:
+            raise self._build_failures[key]
+        if key not in self._built:
+            try:
+                self._built[key] = self._evaluate(suite, reg, strategy if strategy is not None else reg.build())
+            except Exception as exc:
+                self._build_failures[key] = exc
+                raise
+        return self._built[key]
+
     def _evaluate(self, suite: GoldenSuite, reg: Registration, strategy: Contract | Any) -> StrategyRun:
         contract = strategy if isinstance(strategy, Contract) else resolve(strategy, name=reg.name, origin=reg.origin)
         # Sized with the model in use: its window is what fits, its tokenizer counts, for the strategy and checks.
@@ -197,7 +223,6 @@ class Evaluator:
             return run
         self._chunk(run)
         self._index(run, reg)
-        self._search(run)
         return run
 
     def _chunk(self, run: StrategyRun) -> None:
@@ -263,7 +288,7 @@ class Evaluator:
         vectors = self._queries(run.suite)
         by_id = {cid: c for cid, c in run.chunks}
         refs = [ChunkRef(cid, c.path, c.start_line, c.end_line) for cid, c in run.chunks]
-        depth, retrieval = max(self.settings.depth, k), self.settings.retrieval
+        depth, retrieval = max(self.settings.depth, k), run.mode or self.settings.retrieval
         fresh: list[tuple[str, list[Hit]]] = []
         for q in run.suite.queries:
             hits: list[Hit] = []

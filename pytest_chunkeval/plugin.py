@@ -67,6 +67,21 @@ def _state(config: pytest.Config) -> ChunkevalState | None:
     return config.stash.get(STATE_KEY, None)
 
 
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    """Where the index tables are, only when they are not in the default local folder: a run against an object
+    store says so up front. The URI without user info or query, the storage options by key (secret values as ***)."""
+    state = _state(config)
+    if state is None:
+        return None
+    from pytest_chunkeval.retrieval.storage import is_local, redact_uri
+
+    o = state.options
+    if is_local(o.db_uri) and not o.storage_options:
+        return None
+    extra = f" (storage options: {o.storage_options.describe()})" if o.storage_options else ""
+    return [f"chunkeval: index tables in {redact_uri(o.db_uri)}{extra}"]
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """Never collect inside a suite's corpus: its files are data (a corpus ``conftest.py`` must not run)."""
     state = _state(config)
@@ -131,8 +146,8 @@ def _clean_index(session: pytest.Session) -> None:
         raise pytest.UsageError("--chunkeval-clean cleans the index before an evaluation: add --chunkeval")
     from pytest_chunkeval.retrieval.index import IndexStore
 
-    store = IndexStore(state.options.db_uri, state.options.cache_dir / "locks")
-    for line in store.clean(set(state.load_strategies()), state.options.rootdir).lines(store.uri):
+    store = IndexStore(state.options.db_uri, state.options.cache_dir / "locks", storage=state.options.storage_options)
+    for line in store.clean(set(state.load_strategies()), state.options.rootdir).lines(store.shown_uri):
         state.write(line + "\n")
 
 

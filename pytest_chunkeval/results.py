@@ -5,6 +5,12 @@ timers). Everything downstream — gates, the comparison with a base commit or a
 Markdown, the JSON — reads a :class:`StrategyResult` instead, built either from a run (:meth:`StrategyResult.from_run`)
 or from a JSON report entry (:meth:`StrategyResult.from_entry`). So a stored report and the current run are judged by
 the same code, and no renderer needs the evaluator.
+
+A result belongs to (suite, strategy, retrieval mode). A run with one mode keys a suite's results by the strategy's
+name, as reports always have; a run with several (``--chunkeval-retrieval vector,hybrid``) keys them by
+:func:`row_label` (``ast[vector]``), the same label its test ids carry. Whoever compares two results (the baseline,
+the base side) looks the partner up by name *and* mode (:meth:`SuiteResult.find`), so no number is ever set against
+one searched another way.
 """
 from __future__ import annotations
 
@@ -22,6 +28,17 @@ if TYPE_CHECKING:
     from pytest_chunkeval.golden import GoldenSuite
 
 PerQuery = dict[str, dict[str, dict[str, float]]]  # query id -> mode -> metric -> value
+
+
+def row_label(name: str, mode: str, multi: bool) -> str:
+    """How ids, report keys and table rows name a strategy under a retrieval mode: the bare name with one mode (so
+    existing ids, accepted-miss records and reports stay valid), ``name[mode]`` with several (``-k vector``)."""
+    return f"{name}[{mode}]" if multi else name
+
+
+def report_modes(report: Mapping[str, Any]) -> tuple[str, ...]:
+    """The retrieval modes a JSON report was evaluated with (``retrieval`` is one mode or a comma list)."""
+    return tuple(m for m in str(report.get("retrieval") or "").split(",") if m)
 
 
 @dataclass(frozen=True)
@@ -143,6 +160,11 @@ class StrategyResult:
     quality: dict[str, Any] = field(default_factory=dict)
     strategy_stats: dict[str, Any] = field(default_factory=dict)
     fallbacks: tuple[str, ...] = ()
+    mode: str = ""  # the retrieval mode searched with ("" only for an old report entry that does not say)
+    label: str = ""  # the key of this result in its suite (row_label); the name when left empty
+
+    def __post_init__(self) -> None:
+        self.label = self.label or self.name
 
     @property
     def warnings(self) -> list[str]:
@@ -160,9 +182,9 @@ class StrategyResult:
 
     # -- construction ----------------------------------------------------------------------------------------
     @classmethod
-    def from_run(cls, run: "StrategyRun", suite_key: str) -> "StrategyResult":
+    def from_run(cls, run: "StrategyRun", suite_key: str, label: str = "") -> "StrategyResult":
         if run.skipped:
-            return cls(suite_key, run.name, skipped=run.skipped)
+            return cls(suite_key, run.name, skipped=run.skipped, mode=run.mode, label=label)
         index = IndexInfo(
             table=run.table, fingerprint=run.fingerprint, reused=run.reused, bytes=run.index_bytes,
             chunk_count=len(run.chunks), text_bytes=run.text_bytes, chunk_seconds=round(run.chunk_seconds, 4),
@@ -181,14 +203,16 @@ class StrategyResult:
             chunks=tuple(ChunkSpan(cid, c.path, c.start_line, c.end_line, c.kind) for cid, c in run.chunks),
             index=index, means={mode: {m: iv.mean for m, iv in ms.items()} for mode, ms in intervals.items()},
             intervals=intervals, queries=queries, quality=run.quality.as_dict() if run.quality else {},
-            strategy_stats=dict(run.strategy_stats), fallbacks=tuple(run.fallbacks),
+            strategy_stats=dict(run.strategy_stats), fallbacks=tuple(run.fallbacks), mode=run.mode, label=label,
         )
 
     @classmethod
-    def from_entry(cls, suite_key: str, name: str, entry: Mapping[str, Any]) -> "StrategyResult":
-        """From a JSON report entry; tolerant of older reports that lack newer fields."""
+    def from_entry(cls, suite_key: str, name: str, entry: Mapping[str, Any], mode: str = "") -> "StrategyResult":
+        """From a JSON report entry keyed ``name`` (its label); tolerant of older reports that lack newer fields.
+        ``mode`` is the report's retrieval mode, for entries written before each said its own."""
+        label, name, mode = name, str(entry.get("strategy") or name), str(entry.get("retrieval") or mode)
         if entry.get("skipped"):
-            return cls(suite_key, name, skipped=str(entry["skipped"]))
+            return cls(suite_key, name, skipped=str(entry["skipped"]), mode=mode, label=label)
         known = IndexInfo.__dataclass_fields__
         index = IndexInfo(**{k: v for k, v in (entry.get("index") or {}).items() if k in known})
         intervals = {
@@ -212,14 +236,17 @@ class StrategyResult:
             index=index, means={mode: dict(v) for mode, v in (entry.get("aggregate") or {}).items()},
             intervals=intervals, queries=queries, quality=dict(entry.get("quality") or {}),
             strategy_stats=dict(entry.get("strategy_stats") or {}), fallbacks=tuple(entry.get("fallbacks") or ()),
+            mode=mode, label=label,
         )
 
     def to_entry(self) -> dict[str, Any]:
         """The JSON report entry (``aggregate`` = means, ``intervals`` = means with their bootstrap interval)."""
+        who = {"strategy": self.name, "retrieval": self.mode}
         if self.skipped:
-            return {"skipped": self.skipped}
+            return {"skipped": self.skipped, **who}
         return {
             "skipped": None,
+            **who,
             "files": self.files,
             "chunks": [
                 {"id": c.id, "path": c.path, "start_line": c.start_line, "end_line": c.end_line, "kind": c.kind}
@@ -259,6 +286,11 @@ class SuiteResult:
     strategies: dict[str, StrategyResult] = field(default_factory=dict)
     file_lines: dict[str, int] = field(default_factory=dict)  # files relevant as a whole: their line counts
 
+    def find(self, name: str, mode: str) -> StrategyResult | None:
+        """``name`` searched with ``mode``: the partner a comparison may pair with (never another mode's result).
+        An entry that does not say its mode (an old report) matches any: it was the report's only mode."""
+        return next((s for s in self.strategies.values() if s.name == name and s.mode in (mode, "")), None)
+
     @classmethod
     def from_suite(cls, key: str, suite: "GoldenSuite", corpus_key: str) -> "SuiteResult":
         return cls(
@@ -267,7 +299,7 @@ class SuiteResult:
         )
 
     @classmethod
-    def from_entry(cls, key: str, entry: Mapping[str, Any]) -> "SuiteResult":
+    def from_entry(cls, key: str, entry: Mapping[str, Any], mode: str = "") -> "SuiteResult":
         specs = entry.get("query_set") or {}
         suite = cls(
             key, str(entry.get("name", "")), str(entry.get("corpus", "")), int(entry.get("files", 0)),
@@ -275,7 +307,7 @@ class SuiteResult:
             file_lines={str(p): int(n) for p, n in (entry.get("file_lines") or {}).items()},
         )
         suite.strategies = {
-            name: StrategyResult.from_entry(key, name, s) for name, s in (entry.get("strategies") or {}).items()
+            name: StrategyResult.from_entry(key, name, s, mode) for name, s in (entry.get("strategies") or {}).items()
         }
         return suite
 
@@ -294,7 +326,9 @@ class SuiteResult:
 
 
 def suites_from_report(report: Mapping[str, Any]) -> dict[str, SuiteResult]:
-    return {key: SuiteResult.from_entry(key, entry) for key, entry in (report.get("suites") or {}).items()}
+    modes = report_modes(report)
+    mode = modes[0] if len(modes) == 1 else ""  # a single-mode report's entries were all searched with it
+    return {key: SuiteResult.from_entry(key, entry, mode) for key, entry in (report.get("suites") or {}).items()}
 
 
 def suite_key(path: "Path", root: "Path") -> str:
@@ -305,13 +339,20 @@ def suite_key(path: "Path", root: "Path") -> str:
         return path.resolve().as_posix()
 
 
-def collect(runs: "Iterable[StrategyRun]", root: "Path", baseline: str) -> dict[str, SuiteResult]:
-    """Typed results of every run, by suite; the baseline first, then by name, so tables read "baseline, then the
-    rest against it"."""
+def collect(
+    runs: "Iterable[StrategyRun]", root: "Path", baseline: str, modes: tuple[str, ...] = ()
+) -> dict[str, SuiteResult]:
+    """Typed results of every run, by suite; per retrieval mode (in ``modes`` order) the baseline first, then by
+    name, so tables read "baseline, then the rest against it". Keys are :func:`row_label` s: labelled by mode only
+    when ``modes`` holds several."""
+    order = {m: i for i, m in enumerate(modes)}
+    multi = len(modes) > 1
     suites: dict[str, SuiteResult] = {}
-    for run in sorted(runs, key=lambda r: (str(r.suite.path.resolve()), r.name != baseline, r.name)):
+    for run in sorted(runs, key=lambda r: (str(r.suite.path.resolve()), order.get(r.mode, len(order)), r.mode,
+                                           r.name != baseline, r.name)):
         key = suite_key(run.suite.path, root)
         if key not in suites:
             suites[key] = SuiteResult.from_suite(key, run.suite, suite_key(run.suite.corpus_dir, root))
-        suites[key].strategies[run.name] = StrategyResult.from_run(run, key)
+        label = row_label(run.name, run.mode, multi)
+        suites[key].strategies[label] = StrategyResult.from_run(run, key, label)
     return suites

@@ -58,7 +58,7 @@ class ChunkevalState:
     suites: dict[Path, GoldenSuite] = field(default_factory=dict)
     strategies: dict[str, Any] = field(default_factory=dict)
     accepted: dict[Path, AcceptedMisses] = field(default_factory=dict)
-    outcomes: dict[tuple[Path, str], dict[str, bool]] = field(default_factory=dict)
+    outcomes: dict[tuple[Path, str, str], dict[str, bool]] = field(default_factory=dict)  # (suite, strategy, mode)
     report: dict[str, Any] | None = None
     summary_value: Any = None  # report.Summary of the finished session
     collected_suites: set[Path] = field(default_factory=set)
@@ -124,9 +124,10 @@ class ChunkevalState:
 
             o = self.options
             cache = EmbeddingCache(o.cache_dir / "cache.sqlite")
-            embedder = Embedder(o.model, cache=cache, device=o.device)
-            settings = Settings(k=o.k, retrieval=o.retrieval)
-            store = IndexStore(o.db_uri, o.cache_dir / "locks")
+            embedder = Embedder(o.model, cache=cache, device=o.device, batch_size=o.batch_size, backend=o.backend,
+                                onnx_dir=o.cache_dir / "onnx")
+            settings = Settings(k=o.k, retrieval=o.retrieval_modes[0])
+            store = IndexStore(o.db_uri, o.cache_dir / "locks", storage=o.storage_options)
             progress = LineProgress(self.write, self.tty) if o.progress else None
             rankings = RankingCache(o.cache_dir / "cache.sqlite")
             self._evaluator = Evaluator(settings, embedder, store, progress, rankings)
@@ -177,7 +178,8 @@ class ChunkevalState:
             keys = sorted({self.suite_key(self.suite(p)) for p in self.suite_paths()})
             request = BaseRequest(
                 root=o.rootdir, ref=o.base, suites=keys, k=o.k, retrieval=o.retrieval, baseline=o.baseline,
-                model=o.model, device=o.device, cache_dir=o.cache_dir, db_uri=self.base_db_uri(),
+                model=o.model, device=o.device, backend=o.backend, cache_dir=o.cache_dir, db_uri=self.base_db_uri(),
+                storage_env=o.storage_options.as_environment(),
             )
             try:
                 self._base = evaluate_base(request, say=self.write if o.progress else lambda s: None)
@@ -217,20 +219,23 @@ class ChunkevalState:
         ev = self._evaluator
         if ev is None or not ev.runs:
             return None
-        suites = collect(ev.runs.values(), self.options.rootdir, self.options.baseline)
+        suites = collect(ev.runs.values(), self.options.rootdir, self.options.baseline, self.options.retrieval_modes)
         return self._summarize(suites, self._embed_totals(), self._model_info(), run_base)
 
     def _embed_totals(self) -> dict[str, int]:
         ev = self._evaluator
         totals = {"embedded": ev.query_embed.embedded, "cached": ev.query_embed.cached}
-        for run in ev.runs.values():
+        # Retrieval modes share one embedding of a (suite, strategy): counted once, however many modes searched it.
+        shared = {(run.suite.path.resolve(), run.name): run for run in ev.runs.values()}
+        for run in shared.values():
             totals["embedded"] += run.embed.embedded
             totals["cached"] += run.embed.cached
         return totals
 
     def _model_info(self) -> dict[str, Any]:
         emb = self._evaluator.embedder
-        return {"id": emb.model_id, "sha256": emb.digests, "max_tokens": emb.max_tokens}
+        return {"id": emb.model_id, "sha256": emb.digests, "max_tokens": emb.max_tokens, "backend": emb.backend,
+                "device": emb.device}
 
     def _summarize(self, suites: dict[str, Any], embedding: dict[str, int], model: dict[str, Any], run_base: bool):
         from pytest_chunkeval.output.report import Summary
@@ -265,11 +270,12 @@ class ChunkevalState:
         ev = self._evaluator
         if ev is None or not ev.runs:
             return None
-        suites = collect(ev.runs.values(), self.options.rootdir, self.options.baseline)
+        suites = collect(ev.runs.values(), self.options.rootdir, self.options.baseline, self.options.retrieval_modes)
         part = WorkerResults(
             suites={key: suite.to_entry() for key, suite in suites.items()}, embedding=self._embed_totals(),
             model=self._model_info(),
-            outcomes=[(str(path), name, q, hit) for (path, name), ran in self.outcomes.items() for q, hit in ran.items()],
+            outcomes=[(str(path), name, q, hit, mode)
+                      for (path, name, mode), ran in self.outcomes.items() for q, hit in ran.items()],
         )
         if self.comparing == "base" and self._base is not None and not isinstance(self._base, Exception):
             part.base_report, part.base_info = self._base.report, self._base.info()
@@ -286,12 +292,12 @@ class ChunkevalState:
         from pytest_chunkeval.distributed import merge
         from pytest_chunkeval.results import suites_from_report
 
-        suites, merged = merge(self._workers or [], self.options.baseline)
+        suites, merged = merge(self._workers or [], self.options.baseline, self.options.retrieval_modes)
         if not suites:
             return None
-        for path, name, query, hit in merged.outcomes:
+        for path, name, query, hit, *mode in merged.outcomes:
             self.suite(Path(path))  # the controller loads the golden files for the accepted-miss records
-            self.record(self.suites[Path(path).resolve()], name, query, hit)
+            self.record(self.suites[Path(path).resolve()], name, query, hit, *mode)
         if merged.model:
             self._model_id = merged.model.get("id")
         if merged.base_report is not None:
@@ -301,30 +307,40 @@ class ChunkevalState:
         compare = merged.base_report is not None or self.comparing == "report"
         return self._summarize(suites, merged.embedding, merged.model or {}, run_base=compare)
 
+    def label(self, name: str, mode: str) -> str:
+        """The row label of ``name`` searched with ``mode`` in this run (results.row_label)."""
+        from pytest_chunkeval.results import row_label
+
+        return row_label(name, mode, self.options.multi_mode)
+
     def head_suite(self, suite: GoldenSuite, runs: dict[str, Any]):  # -> results.SuiteResult
+        """``runs``: row label -> StrategyRun."""
         from pytest_chunkeval.results import StrategyResult, SuiteResult, suite_key
 
         key = self.suite_key(suite)
         head = SuiteResult.from_suite(key, suite, suite_key(suite.corpus_dir, self.options.rootdir))
-        head.strategies = {name: StrategyResult.from_run(run, key) for name, run in runs.items()}
+        head.strategies = {label: StrategyResult.from_run(run, key, label) for label, run in runs.items()}
         return head
 
     def comparison(self, suite: GoldenSuite, name: str, run: Any):  # -> comparison.StrategyComparison
+        """``name`` searched with ``run.mode`` against the same strategy and mode on the base side."""
         from pytest_chunkeval.scoring.comparison import compare_one
 
-        key = (self.suite_key(suite), name)
+        label = self.label(name, run.mode or self.options.retrieval_modes[0])
+        key = (self.suite_key(suite), label)
         if key not in self._comparisons:
             base = self.base_suites().get(key[0])
-            self._comparisons[key] = compare_one(base, self.head_suite(suite, {name: run}), name, self.options.policy)
+            self._comparisons[key] = compare_one(base, self.head_suite(suite, {label: run}), label, self.options.policy)
         return self._comparisons[key]
 
-    def base_rank(self, suite: GoldenSuite, name: str, query_id: str) -> str | None:
-        """'on base main: rank 3' / '…: not in the top 10', when a base is known and scored this query."""
+    def base_rank(self, suite: GoldenSuite, name: str, query_id: str, mode: str | None = None) -> str | None:
+        """'on base main: rank 3' / '…: not in the top 10', when a base is known and scored this query (with the
+        same retrieval mode: ``mode``, else this run's first)."""
         try:
             base = self.base_suites().get(self.suite_key(suite))
         except Exception:
             return None
-        result = base.strategies.get(name) if base is not None else None
+        result = base.find(name, mode or self.options.retrieval_modes[0]) if base is not None else None
         spec = next((q for q in suite.queries if q.id == query_id), None)
         if result is None or result.skipped or spec is None or query_id not in result.queries:
             return None
@@ -337,8 +353,14 @@ class ChunkevalState:
 
     @property
     def settings_key(self) -> str:
+        """The accepted-misses section of this run's (first) retrieval mode."""
+        return self.settings_key_for(self.options.retrieval_modes[0])
+
+    def settings_key_for(self, mode: str) -> str:
+        """The accepted-misses section of one retrieval mode: a run of several modes reads and writes one section
+        each, exactly those single-mode runs of each would, so records stay valid either way."""
         model = self._model_id or self.evaluator().embedder.model_id
-        return settings_key(model, self.options.retrieval, self.options.k)
+        return settings_key(model, mode, self.options.k)
 
     def accepted_for(self, suite: GoldenSuite) -> AcceptedMisses:
         key = suite.path.resolve()
@@ -346,16 +368,17 @@ class ChunkevalState:
             self.accepted[key] = AcceptedMisses.load(suite.path.parent)
         return self.accepted[key]
 
-    def record(self, suite: GoldenSuite, strategy: str, query_id: str, hit: bool) -> None:
-        self.outcomes.setdefault((suite.path.resolve(), strategy), {})[query_id] = hit
+    def record(self, suite: GoldenSuite, strategy: str, query_id: str, hit: bool, mode: str | None = None) -> None:
+        mode = mode or self.options.retrieval_modes[0]
+        self.outcomes.setdefault((suite.path.resolve(), strategy, mode), {})[query_id] = hit
 
     def unrecorded_misses(self) -> int:
         """Misses this run that no accepted-misses record covers (each failed its query item)."""
         if not self.outcomes or self.options.accept_misses:
             return 0
         total = 0
-        for (suite_path, strategy), ran in self.outcomes.items():
-            accepted = self.accepted_for(self.suites[suite_path]).ids(self.settings_key, strategy)
+        for (suite_path, strategy, mode), ran in self.outcomes.items():
+            accepted = self.accepted_for(self.suites[suite_path]).ids(self.settings_key_for(mode), strategy)
             total += sum(1 for q, hit in ran.items() if not hit and q not in accepted)
         return total
 
@@ -364,9 +387,9 @@ class ChunkevalState:
         written: list[Path] = []
         if not self.options.accept_misses or not self.outcomes:
             return written
-        for (suite_path, strategy), ran in sorted(self.outcomes.items()):
+        for (suite_path, strategy, mode), ran in sorted(self.outcomes.items()):
             record = self.accepted_for(self.suites[suite_path])
-            record.update(self.settings_key, strategy, ran)
+            record.update(self.settings_key_for(mode), strategy, ran)
         for record in self.accepted.values():
             if record.dirty:
                 record.save()

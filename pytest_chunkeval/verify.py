@@ -282,6 +282,9 @@ def check_report(report_path: Path) -> VerifyResult:
     report = json.loads(report_path.read_text(encoding="utf-8"))
     k = int(report.get("k", 10))
     names = (f"ndcg@{k}", f"recall@{k}", f"mrr@{k}")
+    # Metrics do not depend on how a ranking was searched, so every (strategy, retrieval mode) entry is recomputed
+    # alike; what is checked about the mode is that each entry's is one the report says it evaluated.
+    modes = [m for m in str(report.get("retrieval") or "").split(",") if m]
     result = VerifyResult()
     for suite_key, suite in (report.get("suites") or {}).items():
         golden_path = Path(suite.get("golden") or suite_key)
@@ -295,6 +298,9 @@ def check_report(report_path: Path) -> VerifyResult:
             continue
         for name, strategy in (suite.get("strategies") or {}).items():
             where = f"{suite_key} / {name}"
+            mode = strategy.get("retrieval")
+            if mode and modes and mode not in modes:
+                result.mismatches.append(f"{where}: retrieval mode {mode!r} is not one of the report's {modes}")
             _check_lines(strategy, golden, suite.get("file_lines") or {}, k, where, result)
             expected = _expected(strategy, golden, k, where, result)
             queries = strategy.get("queries") or {}

@@ -88,7 +88,7 @@ def sections(summary: Summary) -> list[str]:
     head = [
         "# pytest-chunkeval report",
         "",
-        f"model `{summary.model.get('id')}`, {summary.retrieval} retrieval, k={k}; "
+        f"model `{summary.model.get('id')}`, {' and '.join(summary.modes)} retrieval, k={k}; "
         f"embedded {summary.embedding['embedded']} texts, {summary.embedding['cached']} from cache",
     ]
     if summary.base and summary.base.get("ref"):

@@ -15,12 +15,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_chunkeval.results import SuiteResult
+from pytest_chunkeval.results import StrategyResult, SuiteResult
 from pytest_chunkeval.scoring.comparison import SuiteComparison, comparison_dict
 from pytest_chunkeval.scoring.gates import GateResult, Thresholds, evaluate_gates
 from pytest_chunkeval.scoring.stats import compare_paired
 
-REPORT_VERSION = 2
+# 3: every strategy entry names its strategy and retrieval mode ("strategy", "retrieval"); the top-level "retrieval"
+# may be a comma list, and then entries are keyed by row label (``ast[vector]``). Version 2 reports still read.
+REPORT_VERSION = 3
 
 
 def _git_commit(root: Path) -> str | None:
@@ -55,11 +57,22 @@ class Summary:
     base: dict[str, Any] | None = None  # what the comparisons are against: a git ref's evaluation or a stored report
     _vs: dict[tuple[str, str], dict[str, dict[str, dict[str, float | None]]]] = field(default_factory=dict, repr=False)
 
+    @property
+    def modes(self) -> tuple[str, ...]:
+        """The retrieval modes of this run, in the order asked for."""
+        return tuple(m for m in self.retrieval.split(",") if m)
+
+    def baseline_of(self, suite: str, name: str) -> "StrategyResult | None":
+        """The baseline searched with the same retrieval mode as the result labelled ``name``."""
+        s = self.suites[suite].strategies.get(name)
+        return self.suites[suite].find(self.baseline, s.mode) if s is not None else None
+
     def vs_baseline(self, suite: str, name: str) -> dict[str, dict[str, dict[str, float | None]]]:
-        """Per mode and metric: difference of means to the baseline, relative change, paired randomization p."""
+        """Per mode and metric: difference of means to the baseline (same retrieval mode), relative change, paired
+        randomization p. ``name`` is the result's label in its suite."""
         key = (suite, name)
         if key not in self._vs:
-            s, b = self.suites[suite].strategies.get(name), self.suites[suite].strategies.get(self.baseline)
+            s, b = self.suites[suite].strategies.get(name), self.baseline_of(suite, name)
             out: dict[str, dict[str, dict[str, float | None]]] = {}
             if s is not None and b is not None and s is not b and not s.skipped and not b.skipped:
                 for mode, metric, mean_a, mean_b, p in compare_paired(s.per_query(), b.per_query()):
@@ -72,8 +85,9 @@ class Summary:
         return self._vs[key]
 
     def gates(self, suite: str, name: str) -> list[GateResult]:
-        s, b = self.suites[suite].strategies.get(name), self.suites[suite].strategies.get(self.baseline)
-        if s is None or b is None or name == self.baseline or s.skipped or b.skipped:
+        """The gates of the result labelled ``name`` against the baseline under the same retrieval mode."""
+        s, b = self.suites[suite].strategies.get(name), self.baseline_of(suite, name)
+        if s is None or b is None or s.name == self.baseline or s.skipped or b.skipped:
             return []
         return evaluate_gates(s, b, self.k, self.thresholds)
 
@@ -85,7 +99,7 @@ def build_report(summary: Summary, root: Path, complete: bool = True) -> dict[st
         for name, s in entry["strategies"].items():
             if not s.get("skipped"):
                 s["vs_baseline"] = summary.vs_baseline(key, name)
-                if name != summary.baseline:
+                if s.get("strategy", name) != summary.baseline:
                     s["gates"] = [asdict(g) for g in summary.gates(key, name)]
         if key in summary.comparisons:
             entry["comparison"] = comparison_dict(summary.comparisons[key])
@@ -95,6 +109,7 @@ def build_report(summary: Summary, root: Path, complete: bool = True) -> dict[st
         "complete": complete,  # False: an interrupted run, written beside the report (never over it)
         "k": summary.k,
         "retrieval": summary.retrieval,
+        "retrieval_modes": list(summary.modes),
         "baseline": summary.baseline,
         "gate_thresholds": asdict(summary.thresholds),
         "model": summary.model,

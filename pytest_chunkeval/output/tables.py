@@ -46,11 +46,18 @@ def _line_cells(s: StrategyResult, k: int) -> list[str]:
     return [f"{lines[n]:.3f}" if n in lines else "—" for n in names]
 
 
+def _retrieval_words(summary: Summary) -> str:
+    modes = summary.modes
+    if len(modes) > 1:
+        return f"{' and '.join(modes)} retrieval (rows name[mode]; Δ against {summary.baseline} of the same mode)"
+    return f"{summary.retrieval} retrieval"
+
+
 def retrieval_table(summary: Summary, key: str) -> Table:
     suite, k = summary.suites[key], summary.k
     nd, rc, mr = f"ndcg@{k}", f"recall@{k}", f"mrr@{k}"
     t = Table(
-        f"{key} — {suite.files} files, {len(suite.queries)} queries, {summary.retrieval} retrieval, k={k}",
+        f"{key} — {suite.files} files, {len(suite.queries)} queries, {_retrieval_words(summary)}, k={k}",
         ["strategy", f"NDCG@{k} file [95% CI]", f"R@{k} file", f"MRR@{k} file", f"NDCG@{k} chunk", f"R@{k} chunk",
          f"MRR@{k} chunk", f"NDCG@{k} lines", *(f"BR@{b}" for b in DEFAULT_BUDGETS),
          f"ΔNDCG vs {summary.baseline} (p)", "misses", "gates"],
@@ -60,7 +67,7 @@ def retrieval_table(summary: Summary, key: str) -> Table:
         if s.skipped:
             continue  # listed under the tables, where the reason has room
         vs = summary.vs_baseline(key, name).get("file", {}).get(nd)
-        if name == summary.baseline:
+        if s.name == summary.baseline:
             delta = "—"
         elif vs and vs["relative"] is not None:
             delta = f"{vs['relative']:+.1%} (p={vs['p_value']:.3f})"
@@ -90,9 +97,17 @@ def _notes(s: StrategyResult) -> str:
     return ", ".join(parts)
 
 
+def _one_per_strategy(suite: SuiteResult) -> list[StrategyResult]:
+    """One result per strategy: chunks and index are shared by its retrieval modes, so they are shown once."""
+    first: dict[str, StrategyResult] = {}
+    for s in suite.strategies.values():
+        first.setdefault(s.name, s)
+    return list(first.values())
+
+
 def index_table(summary: Summary, key: str) -> Table:
     suite = summary.suites[key]
-    base = suite.strategies.get(summary.baseline)
+    base = next((s for s in suite.strategies.values() if s.name == summary.baseline), None)
     base_bytes = base.index.bytes if base is not None and not base.skipped else 0
     window = summary.model.get("max_tokens", "?")
     t = Table(
@@ -101,7 +116,8 @@ def index_table(summary: Summary, key: str) -> Table:
          "cached", "notes"],
         right=set(range(1, 11)), fold={11},
     )
-    for name, s in suite.strategies.items():
+    for s in _one_per_strategy(suite):
+        name = s.name
         if s.skipped:
             continue
         q, idx = s.quality, s.index
@@ -173,8 +189,10 @@ def not_compared_lines(summary: Summary, key: str) -> list[str]:
 def warning_lines(suite: SuiteResult, limit: int = 5) -> list[str]:
     """What went wrong but did not stop the run: skipped corpus files, skipped strategies, fallbacks, warnings."""
     lines = [f"skipped corpus file {p}: {why}" for p, why in sorted(suite.skipped_files.items())]
-    lines += [f"{name}: skipped: {s.skipped}" for name, s in suite.strategies.items() if s.skipped]
-    for name, s in suite.strategies.items():
+    shown = _one_per_strategy(suite)  # a skip, fallback or warning is the strategy's, whatever the mode
+    lines += [f"{s.name}: skipped: {s.skipped}" for s in shown if s.skipped]
+    for s in shown:
+        name = s.name
         notes = [*(f"fallback: {f}" for f in s.fallbacks), *s.warnings]
         lines += [f"{name}: {n}" for n in notes[:limit]]
         if len(notes) > limit:
@@ -204,6 +222,7 @@ def render_text(tables: list[Table | str], width: int = 160) -> str:
     from rich import box
     from rich.console import Console
     from rich.table import Table as RichTable
+    from rich.text import Text
 
     buf = StringIO()
     # Tables take their natural width (never truncated: a cut number is worse than a long line in a CI log).
@@ -212,12 +231,13 @@ def render_text(tables: list[Table | str], width: int = 160) -> str:
         if isinstance(item, str):
             console.print(item, highlight=False, markup=False)
             continue
-        rt = RichTable(title=item.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        # Text, never markup: a row label such as ``ast[vector]`` or a path with brackets must print as written.
+        rt = RichTable(title=Text(item.title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for i, col in enumerate(item.columns):
-            rt.add_column(col, justify="right" if i in item.right else "left",
+            rt.add_column(Text(col), justify="right" if i in item.right else "left",
                           no_wrap=i not in item.fold, overflow="fold" if i in item.fold else "ellipsis")
         for row in item.rows:
-            rt.add_row(*row)
+            rt.add_row(*(Text(cell) for cell in row))
         console.print(rt)
     return buf.getvalue()
 

@@ -1,8 +1,13 @@
 """Embeddings: the sentence-transformers model, loaded lazily and offline, behind a cache keyed by text hash.
 
 Embedding is the slow part of every run (~25 code chunks/s on two CPU cores), so every text is embedded at most
-once per model: the cache key is (model id + weights digest, sha256 of the text). Importing
+once per model: the cache key is (model id + weights digest [+ backend, device], sha256 of the text). Importing
 ``sentence_transformers`` costs seconds, so it happens only when something actually needs embedding.
+
+Backends: ``torch`` (sentence-transformers, the default) and ``onnx`` (ONNX Runtime on a local export of the same
+weights, :mod:`.onnx_backend`). The backend and the device are part of the cache key and of every table's
+fingerprint, because they change vectors (in the last digits); the batch size is not, because padding is masked
+and the vectors it changes differ by float32 rounding only (measured in the README).
 """
 from __future__ import annotations
 
@@ -20,8 +25,19 @@ from pytest_chunkeval.retrieval.model_files import DEFAULT_MAX_TOKENS, resolve_m
 from pytest_chunkeval.scoring.sizing import ModelTokens, model_tokens, read_window
 
 ProgressFn = Callable[[int], None]
-# Loaded models by (source, device): loading costs seconds, and one process may run several sessions (pytester).
-_LOADED: dict[tuple[str, str | None], object] = {}
+#: Embedding backends, the default first.
+BACKENDS = ("torch", "onnx")
+#: Devices offered (``cuda:N`` picks one GPU). No "auto": the device is part of the cache key, so it is chosen.
+DEVICES = ("cpu", "cuda", "mps")
+DEFAULT_BATCH_SIZE = 32
+# Loaded models by (source, device, backend): loading costs seconds, and one process may run several sessions.
+_LOADED: dict[tuple[str, str, str], object] = {}
+
+
+def check_device(device: str) -> bool:
+    """Whether ``device`` is one this plugin offers: ``cpu``, ``cuda``, ``cuda:N`` or ``mps``."""
+    kind, _, index = device.partition(":")
+    return kind in DEVICES and (not index or (kind == "cuda" and index.isdigit()))
 
 
 def text_key(text: str) -> str:
@@ -51,8 +67,11 @@ class Embedder:
 
     name_or_path: str | None = None
     cache: EmbeddingCache | None = None
-    device: str | None = None
-    batch_size: int = 32
+    device: str = "cpu"
+    batch_size: int = DEFAULT_BATCH_SIZE
+    backend: str = "torch"
+    #: Where the ONNX backend keeps its exports (one folder per weights digest); the session's cache folder.
+    onnx_dir: Path = Path(".chunkeval") / "onnx"
     _model: object = field(default=None, repr=False)
     _model_id: str | None = field(default=None, repr=False)
     _digests: dict[str, str] | None = field(default=None, repr=False)
@@ -95,7 +114,17 @@ class Embedder:
         """
         digest = hashlib.sha256("".join(sorted(self.digests.values())).encode()).hexdigest()[:16]
         window = self.max_tokens if self.model_dir is not None else DEFAULT_MAX_TOKENS
-        return f"{self.model_id}@{digest}" + ("" if window == DEFAULT_MAX_TOKENS else f"#window={window}")
+        key = f"{self.model_id}@{digest}" + ("" if window == DEFAULT_MAX_TOKENS else f"#window={window}")
+        return key + self.compute_key
+
+    @property
+    def compute_key(self) -> str:
+        """What computes the vectors besides the weights: ``#backend=onnx`` and ``#device=cuda`` (the device's kind:
+        two GPUs of one kind run the same kernels). Empty for torch on the CPU, so caches keyed before the backend
+        was part of the key keep serving that default."""
+        kind = self.device.split(":", 1)[0]
+        backend = "" if self.backend == "torch" else f"#backend={self.backend}"
+        return backend + ("" if kind == "cpu" else f"#device={kind}")
 
     @property
     def model_dir(self) -> Path | None:
@@ -138,13 +167,15 @@ class Embedder:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            from sentence_transformers import SentenceTransformer
-
             source = str(self._dir) if self._dir is not None else self.model_id
-            key = (source, self.device)
+            key = (source, self.device, self.backend)
             if key in _LOADED:
                 self._model = _LOADED[key]
+            elif self.backend == "onnx":
+                self._model = _LOADED[key] = self._load_onnx()
             else:
+                from sentence_transformers import SentenceTransformer
+
                 try:
                     self._model = _LOADED[key] = SentenceTransformer(source, device=self.device, local_files_only=True)
                 except Exception as exc:  # the hub client raises many types; the message is what matters
@@ -155,6 +186,16 @@ class Embedder:
             if self._tokens is not None:  # truncate exactly where the window this run reports says
                 self._model.max_seq_length = self._tokens.window  # type: ignore[attr-defined]
         return self._model
+
+    def _load_onnx(self):  # -> onnx_backend.OnnxEncoder
+        """The ONNX Runtime encoder over this model's export, exported first when this weights digest has none."""
+        from pytest_chunkeval.retrieval.onnx_backend import OnnxEncoder, export
+
+        folder = self.files_dir()
+        # The model id too: a hub snapshot has no digests here, and two such models must not share an export.
+        digest = hashlib.sha256("|".join([self.model_id, *sorted(self.digests.values())]).encode()).hexdigest()[:16]
+        onnx_file = export(folder, self.onnx_dir / digest)
+        return OnnxEncoder(folder, onnx_file, self.max_tokens, self.device)
 
     def encode(self, texts: Sequence[str], progress: ProgressFn | None = None) -> tuple[np.ndarray, EmbedCounts]:
         """Vectors for ``texts`` (L2-normalised float32), embedding only those the cache lacks."""

@@ -20,6 +20,7 @@ import numpy as np
 
 from pytest_chunkeval.retrieval.cache_store import CacheView, CacheWarning, WarnFn
 from pytest_chunkeval.retrieval.identifiers import split_words
+from pytest_chunkeval.retrieval.storage import StorageOptions, connect, is_local, redact_uri
 from pytest_chunkeval.retrieval.table_identity import TableIdentity, is_legacy_name, read_record
 
 os.environ.setdefault("LANCEDB_LOG", "error")
@@ -101,10 +102,6 @@ def _short_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:300]}"
 
 
-def _is_local(uri: str) -> bool:
-    return "://" not in uri or uri.startswith("file://")
-
-
 #: What :meth:`IndexStore.size_bytes` measures, named in docs and reports.
 SIZE_MEASURE = "arrow_bytes"
 
@@ -141,23 +138,39 @@ class IndexStore:
 
     Tables are named and recorded by :class:`TableIdentity`; building one holds a file lock per (suite, strategy)
     in ``lock_dir``, so parallel workers never build the same table twice or drop one another is building.
+
+    ``uri`` is a folder or any LanceDB URI (:mod:`.storage`); ``storage`` its options. Nothing here assumes a local
+    folder except :meth:`drop`'s fallback for a damaged local table. The lock is a file on this machine: workers of
+    one machine share it; two machines building the same table at once both build it (identical content; the later
+    commit wins).
     """
 
-    def __init__(self, uri: str, lock_dir: Path, warn: WarnFn | None = None) -> None:
+    def __init__(self, uri: str, lock_dir: Path, warn: WarnFn | None = None,
+                 storage: StorageOptions | None = None) -> None:
         self.uri = uri
         self.lock_dir = lock_dir
+        self.storage = storage or StorageOptions()
         self._db: Any = None
-        self._warn = warn or (lambda message: warnings.warn(CacheWarning(message), stacklevel=3))
+        self._warn_raw = warn or (lambda message: warnings.warn(CacheWarning(message), stacklevel=4))
         self._sizes: dict[str, int] = {}
+
+    def _warn(self, message: str) -> None:
+        """Warn with every storage secret removed from the message (Lance errors can quote a request)."""
+        self._warn_raw(self.storage.scrub(message))
+
+    @property
+    def shown_uri(self) -> str:
+        """The URI as it may be printed: without user info or query."""
+        return redact_uri(self.uri)
+
+    @property
+    def local(self) -> bool:
+        return is_local(self.uri)
 
     @property
     def db(self) -> Any:
         if self._db is None:
-            import lancedb
-
-            if _is_local(self.uri):
-                Path(self.uri.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
-            self._db = lancedb.connect(self.uri)
+            self._db = connect(self.uri, self.storage)
         return self._db
 
     def _names(self) -> set[str]:
@@ -225,7 +238,7 @@ class IndexStore:
         if problem is None:
             return True
         self.drop(name)
-        self._warn(f"LanceDB table {name} in {self.uri} is damaged ({problem}); dropped it to rebuild it")
+        self._warn(f"LanceDB table {name} in {self.shown_uri} is damaged ({problem}); dropped it to rebuild it")
         return False
 
     def ensure(
@@ -250,9 +263,9 @@ class IndexStore:
         try:
             self.db.drop_table(name)
         except Exception:
-            if not _is_local(self.uri):
+            if not self.local:
                 raise
-        if _is_local(self.uri):
+        if self.local:
             import shutil
 
             shutil.rmtree(self._folder(name), ignore_errors=True)

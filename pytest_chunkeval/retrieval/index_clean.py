@@ -72,7 +72,7 @@ def clean(store: IndexStore, strategies: set[str] | None = None, root: Path | No
     find suites by their identity when the folder they were built in has moved.
     """
     result = CleanResult()
-    local = not ("://" in store.uri and not store.uri.startswith("file://"))
+    local = store.local  # bytes freed are measured on a local folder only; an object store is never walked
     records: dict[str, TableIdentity] = {}
     stale: dict[str, str] = {}
     for name in sorted(store._names()):

@@ -5,7 +5,9 @@ answer ("is this strategy better than the baseline?"). Base is either the suites
 (``--chunkeval-base``) or a stored report (``--chunkeval-compare``); both arrive as :class:`~results.SuiteResult`.
 
 Only queries whose id, text and relevance are equal on both sides are paired; added, removed and changed queries are
-listed and left out of the tests, so editing the golden data never reads as a retrieval change.
+listed and left out of the tests, so editing the golden data never reads as a retrieval change. A strategy is paired
+with the same strategy *searched the same way* (name and retrieval mode, :meth:`~results.SuiteResult.find`): a
+``vector,hybrid`` head against a hybrid-only base compares its hybrid rows and lists its vector rows as new.
 """
 from __future__ import annotations
 
@@ -187,7 +189,7 @@ def compare_strategy(
     base: StrategyResult | None, head: StrategyResult | None, specs: dict[str, QuerySpec], paired: list[str],
     policy: Policy, suite: str,
 ) -> StrategyComparison:
-    name = (head or base).name  # type: ignore[union-attr]
+    name = (head or base).label  # type: ignore[union-attr]
     if head is None:
         return StrategyComparison(suite, name, "removed", "evaluated on base, not on head")
     if base is None:
@@ -231,12 +233,21 @@ def pairing(base: SuiteResult, head: SuiteResult) -> tuple[list[str], list[str],
     return added, removed, changed, pairable
 
 
+def _partner(side: SuiteResult, other: StrategyResult) -> StrategyResult | None:
+    """``other``'s strategy under ``other``'s retrieval mode on ``side`` (any mode when ``other`` does not say)."""
+    if not other.mode:
+        return next((s for s in side.strategies.values() if s.name == other.name), None)
+    return side.find(other.name, other.mode)
+
+
 def compare_one(base: SuiteResult | None, head: SuiteResult, name: str, policy: Policy) -> StrategyComparison:
-    """One strategy of ``head`` against the same name in ``base``."""
+    """One result of ``head`` (labelled ``name``; else a base-only label) against the same strategy and retrieval
+    mode in ``base``."""
     if base is None:
         return StrategyComparison(head.key, name, "new", "suite not evaluated on base")
     pairable = pairing(base, head)[3]
-    b, h = base.strategies.get(name), head.strategies.get(name)
+    h = head.strategies.get(name)
+    b = _partner(base, h) if h is not None else base.strategies.get(name)
     paired = [q for q in pairable if b is not None and h is not None and q in b.queries and q in h.queries]
     return compare_strategy(b, h, head.queries, paired, policy, head.key)
 
@@ -249,7 +260,7 @@ def compare_suite(
     names = list(head.strategies)
     if base is not None:
         out.added, out.removed, out.changed, _ = pairing(base, head)
-        names += [n for n in base.strategies if n not in head.strategies]
+        names += [n for n, b in base.strategies.items() if n not in head.strategies and _partner(head, b) is None]
     known = known or {}
     out.strategies = {name: known.get(name) or compare_one(base, head, name, policy) for name in names}
     return out

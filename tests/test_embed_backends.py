@@ -1,0 +1,174 @@
+"""Embedding backends (torch, onnx), devices and batch size: vectors of one never serve another, settings are
+checked at configure time, and the ONNX backend computes what sentence-transformers computes.
+
+The fast tests use ``FakeSentenceModel`` (a stand-in that counts calls; it proves cache keying, never a vector).
+The slow ones load the real all-MiniLM-L6-v2 through both backends and compare the vectors.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pytest_chunkeval.fingerprint import index_fingerprint
+from pytest_chunkeval.retrieval.embed import Embedder, EmbeddingCache, check_device
+from pytest_chunkeval.retrieval.onnx_backend import OnnxUnavailable, export, missing_packages, pipeline
+
+
+class FakeSentenceModel:
+    """Deterministic 4-d vectors from text length; records what it was asked to embed."""
+
+    max_seq_length = 256
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def encode(self, texts: list[str], **_: object) -> np.ndarray:
+        self.seen.extend(texts)
+        return np.array([[len(t), 1.0, 0.0, 0.0] for t in texts], dtype=np.float32)
+
+
+def fake_embedder(tmp_path: Path, **settings: object) -> tuple[Embedder, FakeSentenceModel]:
+    model_dir = tmp_path / "model"
+    model_dir.mkdir(exist_ok=True)
+    (model_dir / "model.safetensors").write_bytes(b"weights")
+    fake = FakeSentenceModel()
+    cache = EmbeddingCache(tmp_path / "cache.sqlite")
+    emb = Embedder(str(model_dir), cache=cache, **settings)  # type: ignore[arg-type]
+    emb._model = fake
+    return emb, fake
+
+
+def test_cache_keys_differ_by_backend_and_device_and_torch_on_cpu_keeps_its_key(tmp_path: Path) -> None:
+    keys = {
+        (backend, device): fake_embedder(tmp_path, backend=backend, device=device)[0].cache_id
+        for backend in ("torch", "onnx") for device in ("cpu", "cuda", "cuda:1", "mps")
+    }
+    plain = keys[("torch", "cpu")]
+    assert "#" not in plain.split("@", 1)[1]  # the key caches were written under before backends existed
+    assert keys[("onnx", "cpu")] == plain + "#backend=onnx"
+    assert keys[("torch", "cuda")] == plain + "#device=cuda" == keys[("torch", "cuda:1")]  # same kernels
+    assert len({keys[(b, d)] for b in ("torch", "onnx") for d in ("cpu", "cuda", "mps")}) == 6
+    # The batch size changes no vector beyond float rounding (README) and is not in the key.
+    assert fake_embedder(tmp_path, batch_size=1)[0].cache_id == plain
+    # Each key names its own index tables too: a backend switch rebuilds them instead of mixing vectors.
+    assert index_fingerprint("corpus", "strategy", plain) != index_fingerprint("corpus", "strategy", keys[("onnx", "cpu")])
+
+
+def test_vectors_cached_by_one_backend_are_not_served_to_another(tmp_path: Path) -> None:
+    torch_emb, torch_model = fake_embedder(tmp_path)
+    _, counts = torch_emb.encode(["a", "bb"])
+    assert (counts.embedded, counts.cached) == (2, 0)
+    onnx_emb, onnx_model = fake_embedder(tmp_path, backend="onnx")
+    _, counts = onnx_emb.encode(["a", "bb"])
+    assert (counts.embedded, counts.cached) == (2, 0) and onnx_model.seen == ["bb", "a"]  # longest first
+    again, _ = fake_embedder(tmp_path)
+    _, counts = again.encode(["a", "bb"])
+    assert (counts.embedded, counts.cached) == (0, 2) and torch_model.seen == ["bb", "a"]
+
+
+def test_batch_size_sets_the_batches_the_model_sees(tmp_path: Path) -> None:
+    emb, fake = fake_embedder(tmp_path, batch_size=2)
+    calls: list[int] = []
+    encode = fake.encode
+    fake.encode = lambda texts, **kw: (calls.append(len(texts)), encode(texts, **kw))[1]  # type: ignore[method-assign]
+    emb.encode(["a", "bb", "ccc", "dddd", "eeeee"])
+    assert calls == [2, 2, 1]
+
+
+@pytest.mark.parametrize(("device", "ok"), [("cpu", True), ("cuda", True), ("cuda:0", True), ("mps", True),
+                                            ("auto", False), ("cuda:x", False), ("mps:0", False), ("", False)])
+def test_devices_offered(device: str, ok: bool) -> None:
+    assert check_device(device) is ok
+
+
+BAD = [
+    (["--chunkeval-device=gpu"],
+     "--chunkeval-device / chunkeval_device must be one of cpu, cuda, mps (or cuda:N), got 'gpu'"),
+    (["-o", "chunkeval_backend=tensorrt"],
+     "--chunkeval-backend / chunkeval_backend must be one of torch, onnx, got 'tensorrt'"),
+    (["--chunkeval-batch-size=0"], "--chunkeval-batch-size / chunkeval_batch_size must be at least 1, got 0"),
+    (["--chunkeval-batch-size=many"],
+     "--chunkeval-batch-size / ini chunkeval_batch_size must be an integer, got 'many'"),
+    (["--chunkeval-backend=onnx", "--chunkeval-device=mps"], "--chunkeval-backend onnx runs on cpu or cuda, not mps"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_a_wrong_embedder_setting_is_one_usage_error(pytester: pytest.Pytester, args: list[str], message: str) -> None:
+    (pytester.path / "strategies").mkdir()
+    (pytester.path / "strategies" / "broken.py").write_text("raise RuntimeError('not reached')\n")
+    result = pytester.runpytest("--chunkeval", "-p", "no:cacheprovider", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+
+
+def test_embedder_settings_from_ini_and_command_line(pytester: pytest.Pytester) -> None:
+    from pytest_chunkeval.options import read_options
+
+    pytester.makeini("[pytest]\nchunkeval_batch_size = 8\nchunkeval_device = cuda:1\n")
+    config = pytester.parseconfig("--chunkeval-batch-size=4")
+    options = read_options(config)
+    assert (options.batch_size, options.device, options.backend) == (4, "cuda:1", "torch")
+
+
+def _model_dir(tmp_path: Path, modules: list[str], pooling: dict[str, bool]) -> Path:
+    folder = tmp_path / "m"
+    (folder / "1_Pooling").mkdir(parents=True)
+    entries = [{"idx": i, "name": str(i), "path": "" if i == 0 else f"{i}_{kind}",
+                "type": f"sentence_transformers.models.{kind}"} for i, kind in enumerate(modules)]
+    (folder / "modules.json").write_text(json.dumps(entries))
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps({"word_embedding_dimension": 4, **pooling}))
+    return folder
+
+
+def test_onnx_backend_reproduces_mean_pooling_only(tmp_path: Path) -> None:
+    mean = {"pooling_mode_mean_tokens": True, "pooling_mode_cls_token": False}
+    normalized = _model_dir(tmp_path / "a", ["Transformer", "Pooling", "Normalize"], mean)
+    assert pipeline(normalized) == (normalized, True)
+    assert pipeline(_model_dir(tmp_path / "b", ["Transformer", "Pooling"], mean))[1] is False
+    with pytest.raises(OnnxUnavailable, match=r"mean pooling only, not \['pooling_mode_cls_token'\]"):
+        pipeline(_model_dir(tmp_path / "c", ["Transformer", "Pooling"], {"pooling_mode_cls_token": True}))
+    with pytest.raises(OnnxUnavailable, match="Transformer -> Pooling -> Dense"):
+        pipeline(_model_dir(tmp_path / "d", ["Transformer", "Pooling", "Dense"], mean))
+
+
+# -- the real model through both backends --------------------------------------------------------------------
+
+needs_onnx = pytest.mark.skipif(bool(missing_packages()),
+                                reason=f"the onnx extra is not installed (missing {', '.join(missing_packages())}): "
+                                       "pip install -e '.[onnx]'")
+
+
+def _code_texts() -> list[str]:
+    """Real code of several lengths: short ones, ones past the 256-token window (truncation), one empty-ish."""
+    import inspect
+
+    import pytest_chunkeval.retrieval.onnx_backend as source
+
+    text = inspect.getsource(source)
+    return [text[i : i + n] for i, n in ((0, 40), (500, 300), (1200, 1000), (2400, 3000), (5000, 120))] + [" x "]
+
+
+@pytest.mark.slow
+@needs_onnx
+def test_onnx_vectors_match_torch_vectors(tmp_path: Path) -> None:
+    texts = _code_texts()
+    torch_vecs, _ = Embedder(batch_size=4).encode(texts)
+    onnx_emb = Embedder(backend="onnx", batch_size=4, onnx_dir=tmp_path / "onnx")
+    onnx_vecs, counts = onnx_emb.encode(texts)
+    assert counts.embedded == len(texts) and onnx_vecs.shape == torch_vecs.shape == (len(texts), 384)
+    cosine = (onnx_vecs * torch_vecs).sum(axis=1)
+    assert cosine.min() > 0.999, cosine
+    assert np.allclose(np.linalg.norm(onnx_vecs, axis=1), 1.0, atol=1e-5)
+    # The export lives in the cache folder given, one per weights digest, and is reused, not redone.
+    exported = list((tmp_path / "onnx").glob("*/model.onnx"))
+    assert len(exported) == 1 and not list((tmp_path / "onnx").glob("*/*.part"))
+    stamp = exported[0].stat().st_mtime_ns
+    assert export(onnx_emb.files_dir(), exported[0].parent) == exported[0]
+    assert exported[0].stat().st_mtime_ns == stamp
+    one_at_a_time, _ = Embedder(backend="onnx", batch_size=1, onnx_dir=tmp_path / "onnx").encode(texts)
+    # Batching pads; padding is masked, so a batch of one gives the same vectors up to float32 rounding.
+    assert np.abs(one_at_a_time - onnx_vecs).max() < 1e-5
