@@ -74,14 +74,15 @@ def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line if line else prefix.rstrip() for line in text.split("\n"))
 
 
-def render_chunks(chunks: list[Any]) -> str:
-    """One readable block per chunk: position, size, kind, reviewed metadata, header, then the text/body."""
+def render_chunks(chunks: list[Any], shown: tuple[str, ...] = SHOWN_METADATA) -> str:
+    """One readable block per chunk: position, size, kind, reviewed metadata (``shown``), header, then the
+    text/body."""
     out = [f"{len(chunks)} chunks"]
     for i, c in enumerate(chunks, 1):
         out.append(f"--- chunk {i}: lines {c.start_line}-{c.end_line}, bytes {c.start_byte}-{c.end_byte}, "
                    f"{len(c.text)} chars, kind={c.kind}")
         meta = getattr(c, "metadata", {}) or {}
-        for key in SHOWN_METADATA:
+        for key in shown:
             if key in meta and meta[key] not in (None, [], ""):
                 value = meta[key]
                 out.append(f"  {key}: {', '.join(map(str, value)) if isinstance(value, (list, tuple)) else value}")
