@@ -90,7 +90,16 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     path = collection_path.resolve()
     if any(path == corpus or corpus in path.parents for corpus in state.corpus_dirs()):
         return True
+    if _evaluation_only(config) and path.suffix == ".py":
+        # `-m chunkeval` selects only this plugin's items, which no Python module holds: importing the project's
+        # test modules would cost seconds (some import torch) for items that are all deselected anyway.
+        return True
     return None
+
+
+def _evaluation_only(config: pytest.Config) -> bool:
+    """The run selects the evaluation's items alone (``-m chunkeval``, as ``make eval`` runs it)."""
+    return (config.option.markexpr or "").strip() == "chunkeval"
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

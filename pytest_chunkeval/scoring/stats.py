@@ -12,7 +12,8 @@ Degenerate inputs never produce NaN (which would also break JSON reports):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -90,15 +91,38 @@ def paired_test(a: Sequence[float], b: Sequence[float], *, resamples: int = 1000
         signs = 1.0 - 2.0 * ((codes >> np.arange(n, dtype=np.int64)) & 1)
         stats = np.abs(signs @ d) / n
         return float(np.count_nonzero(stats >= observed - tol) / 2**n)
-    rng = np.random.default_rng(seed)
     hits = 0
-    step = max(1, _BLOCK // n)
-    for start in range(0, resamples, step):
-        m = min(resamples, start + step) - start
-        signs = rng.choice(np.array([-1.0, 1.0]), size=(m, n))
+    for signs in _sign_blocks(n, resamples, seed):
         stats = np.abs(signs @ d) / n
         hits += int(np.count_nonzero(stats >= observed - tol))
     return float((hits + 1) / (resamples + 1))
+
+
+def _draw_sign_blocks(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
+    """The random sign assignments of :func:`paired_test`, in blocks of at most ``_BLOCK`` numbers."""
+    rng = np.random.default_rng(seed)
+    step = max(1, _BLOCK // n)
+    for start in range(0, resamples, step):
+        m = min(resamples, start + step) - start
+        yield rng.choice(np.array([-1.0, 1.0]), size=(m, n))
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_sign_blocks(n: int, resamples: int, seed: int) -> tuple[np.ndarray, ...]:
+    blocks = tuple(_draw_sign_blocks(n, resamples, seed))
+    for block in blocks:
+        block.setflags(write=False)
+    return blocks
+
+
+def _sign_blocks(n: int, resamples: int, seed: int) -> Iterable[np.ndarray]:
+    """Why cached: a report runs this test for every metric of every strategy against the baseline, all over the
+    same n queries with the same seed, so every call draws the very same assignments; drawing them is nearly all of
+    the test's cost (the product with the differences is cheap). Small draws (at most two blocks, 32 MB) are kept
+    and reused; the p-values are exactly those of a fresh draw."""
+    if n * resamples <= 2 * _BLOCK:
+        return _cached_sign_blocks(n, resamples, seed)
+    return _draw_sign_blocks(n, resamples, seed)
 
 
 def summarize(values: Sequence[float], *, confidence: float = 0.95, resamples: int = 2000, seed: int = 0) -> dict:

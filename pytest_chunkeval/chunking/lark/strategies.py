@@ -15,6 +15,8 @@ are read from the grammar itself (rules ending in ``_block``), so the strategy n
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +67,22 @@ def _block_facts(grammar: LarkGrammar) -> tuple[dict[str, str], tuple[str, ...],
 
 
 def load_grammar(grammar: Path, comment_terminals: tuple[str, ...] = ("DOC_COMMENT", "LINE_COMMENT", "BLOCK_COMMENT")) -> LarkGrammar:
-    """A :class:`LarkGrammar` with its block facts (openers, closers, brace-opened blocks) read from the grammar."""
+    """A :class:`LarkGrammar` with its block facts (openers, closers, brace-opened blocks) read from the grammar.
+
+    Building the LALR tables takes over a second, and both EBNF strategies read the same grammar: one parser per
+    (file, content, comment terminals) serves them all in a process (parsing is sequential, and each parse starts
+    by clearing the parser's comment list). A changed file is a new key, so an edited grammar is never stale.
+    """
+    path = Path(grammar)
+    try:
+        content = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        content = ""  # LarkGrammar raises GrammarLoadError naming the file
+    return _load_grammar(path, content, tuple(comment_terminals))
+
+
+@functools.lru_cache(maxsize=8)
+def _load_grammar(grammar: Path, content: str, comment_terminals: tuple[str, ...]) -> LarkGrammar:
     g = LarkGrammar(Path(grammar), comment_terminals=comment_terminals)
     openers, brace, keywords = _block_facts(g)
     g.openers = openers
