@@ -21,6 +21,7 @@ from pytest_chunkeval.golden import GoldenSuite, Query
 from pytest_chunkeval.retrieval.embed import EmbedCounts, Embedder
 from pytest_chunkeval.retrieval.index import Hit, IndexStore, RankingCache, Row
 from pytest_chunkeval.retrieval.table_identity import TableIdentity
+from pytest_chunkeval.run_cache import BuildFacts, FactsCache
 from pytest_chunkeval.scoring.line_metrics import evaluate_lines
 from pytest_chunkeval.scoring.metrics import ChunkRef, Ranked, evaluate_query, hit, sort_ranking
 from pytest_chunkeval.scoring.quality import QualityReport, check
@@ -75,6 +76,11 @@ class StrategyRun:
     aggregate: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     quality: QualityReport | None = None
     strategy_stats: dict[str, Any] = field(default_factory=dict)
+    tokens: dict[str, int] = field(default_factory=dict)  # chunk id -> model tokens of its text (no specials)
+    # What building this index cost when it was built (this run, or the run whose facts were reused):
+    # chunk_seconds, embed_seconds, build_seconds. chunk_seconds/build_seconds above are this run's own.
+    cost: dict[str, float] = field(default_factory=dict)
+    facts_cached: bool = False  # chunks, checks and sizes came from the facts cache (nothing was chunked)
 
     @property
     def text_bytes(self) -> int:
@@ -164,9 +170,11 @@ class Evaluator:
         store: IndexStore,
         progress: Progress | None = None,
         rankings: RankingCache | None = None,
+        facts: FactsCache | None = None,
     ):
         self.settings = settings
         self.rankings = rankings
+        self.facts = facts
         self.embedder = embedder
         self.store = store
         self.progress = progress or _no_progress
@@ -221,9 +229,36 @@ class Evaluator:
         run.skipped = skip_reason(suite, contract)
         if run.skipped:
             return run
-        self._chunk(run)
-        self._index(run, reg)
+        fingerprint = index_fingerprint(
+            suite.corpus.content_hash, strategy_fingerprint(reg, contract), self.embedder.cache_id
+        )
+        facts = self.facts.get(fingerprint) if self.facts is not None else None
+        if facts is not None:
+            self._apply(run, facts)
+        else:
+            self._chunk(run)
+            self._count_tokens(run)
+        self._index(run, fingerprint, facts)
+        if facts is None and self.facts is not None:
+            self.facts.put(fingerprint, BuildFacts(
+                run.files_handled, run.chunks, run.fallbacks, run.strategy_stats, run.quality, run.tokens,
+                run.index_bytes, run.cost))
         return run
+
+    @staticmethod
+    def _apply(run: StrategyRun, facts: BuildFacts) -> None:
+        """A warm run's chunking: the stored outcome of the identical chunking the table was built from."""
+        run.files_handled, run.chunks, run.fallbacks = facts.files_handled, facts.chunks, facts.fallbacks
+        run.strategy_stats, run.quality, run.tokens = facts.strategy_stats, facts.quality, facts.tokens
+        run.cost, run.facts_cached = dict(facts.cost), True
+
+    def _count_tokens(self, run: StrategyRun) -> None:
+        """Every chunk's tokens, once, when it is chunked: budget recall reads them for whatever gets retrieved, and
+        the tokenizer is cheap beside the embedding that follows (what a generator receives is the chunk's text,
+        without the [CLS]/[SEP] the embedder adds)."""
+        tokens = self.embedder.tokens
+        counted = tokens.count_many([c.text for _, c in run.chunks])
+        run.tokens = {cid: max(0, n - tokens.specials) for (cid, _), n in zip(run.chunks, counted, strict=True)}
 
     def _chunk(self, run: StrategyRun) -> None:
         t0 = time.perf_counter()
@@ -238,28 +273,34 @@ class Evaluator:
             by_file[path] = _chunk_file(strategy, run.name, path, text, run.fallbacks)
             run.chunks.extend((f"{path}#{i}", c) for i, c in enumerate(by_file[path]))
         run.chunk_seconds = time.perf_counter() - t0
+        run.cost["chunk_seconds"] = round(run.chunk_seconds, 4)
         run.strategy_stats = strategy.stats()
         run.quality = check(strategy, run.suite.corpus.files, by_file)
 
-    def _index(self, run: StrategyRun, reg: Registration) -> None:
+    def _index(self, run: StrategyRun, fingerprint: str, facts: BuildFacts | None) -> None:
         if not run.chunks:  # nothing to index: every query retrieves nothing and scores 0
             return
         t0 = time.perf_counter()
-        run.fingerprint = index_fingerprint(
-            run.suite.corpus.content_hash, strategy_fingerprint(reg, run.strategy), self.embedder.cache_id
-        )
+        run.fingerprint = fingerprint
         identity = TableIdentity.of(run.suite.path, run.name, run.fingerprint, label=run.suite.name)
         run.table = identity.name
 
         def rows_and_vectors() -> tuple[list[Row], np.ndarray]:
             texts = [c.text for _, c in run.chunks]
             advance = self.progress(f"embedding {run.suite.name} · {run.name}", len(texts))
+            started = time.perf_counter()
             vectors, run.embed = self.embedder.encode(texts, advance)
+            run.cost["embed_seconds"] = round(time.perf_counter() - started, 4)
             return [Row(cid, c.path, c.start_line, c.end_line, c.text) for cid, c in run.chunks], vectors
 
         run.reused = self.store.ensure(identity, len(run.chunks), rows_and_vectors)
-        run.index_bytes = self.store.size_bytes(run.table)
+        # The size is a function of the table's content, which the fingerprint fixes: measured once, when built.
+        run.index_bytes = facts.index_bytes if run.reused and facts else self.store.size_bytes(run.table)
         run.build_seconds = time.perf_counter() - t0
+        if not run.reused:
+            run.cost["build_seconds"] = round(run.build_seconds, 4)
+            if facts is not None:  # rebuilt (a damaged table) from cached chunks: the chunking cost stays the old one
+                run.cost.setdefault("embed_seconds", 0.0)
 
     def _queries(self, suite: GoldenSuite) -> dict[str, np.ndarray]:
         key = suite.path.resolve()
@@ -270,14 +311,10 @@ class Evaluator:
             self._query_vectors[key] = {q.id: v for q, v in zip(suite.queries, vectors)}
         return self._query_vectors[key]
 
-    def _line_metrics(self, run: StrategyRun, by_id: dict[str, Chunk]) -> None:
-        """Line-projected NDCG and budget recall; token counts only for the chunks that were retrieved."""
+    def _line_metrics(self, run: StrategyRun) -> None:
+        """Line-projected NDCG and budget recall, from the token counts taken when the chunks were made."""
         k = self.settings.k
-        ids = list(dict.fromkeys(r.chunk_id for o in run.outcomes.values() for r in o.ranking))
-        tokens = self.embedder.tokens
-        counted = tokens.count_many([by_id[cid].text for cid in ids])
-        # What a generator receives is the chunk's text, without the [CLS]/[SEP] the embedder adds.
-        n_tokens = {cid: max(0, n - tokens.specials) for cid, n in zip(ids, counted, strict=True)}
+        n_tokens = run.tokens
         file_lines = run.suite.file_lines()
         for o in run.outcomes.values():
             o.tokens = [n_tokens[r.chunk_id] for r in o.ranking]
@@ -306,7 +343,7 @@ class Evaluator:
             )[:k]
             metrics = evaluate_query(ranked, q.relevant, refs, k)
             run.outcomes[q.id] = QueryOutcome(q, ranked, metrics, hit(ranked, q.relevant, k))
-        self._line_metrics(run, by_id)
+        self._line_metrics(run)
         if self.rankings is not None and fresh:
             self.rankings.put_many(fresh)
         run.aggregate = {

@@ -131,6 +131,10 @@ class IndexInfo:
     cached: int = 0
     digest: str = ""  # sha256 of every chunk's position and text: equal digests mean identical chunks
     bytes_measure: str = ""  # what ``bytes`` counts (index.SIZE_MEASURE); older reports leave it empty
+    # What building this index cost when it was built, also on a warm run that reused it (chunk_seconds and
+    # build_seconds above are this run's own): chunk_seconds, embed_seconds, build_seconds. Empty in older reports.
+    cost: dict[str, float] = field(default_factory=dict)
+    chunks_cached: bool = False  # this run read the chunks from the facts cache instead of chunking
 
     def measure(self, name: str) -> float:
         return float(getattr(self, name))
@@ -189,7 +193,8 @@ class StrategyResult:
             table=run.table, fingerprint=run.fingerprint, reused=run.reused, bytes=run.index_bytes,
             chunk_count=len(run.chunks), text_bytes=run.text_bytes, chunk_seconds=round(run.chunk_seconds, 4),
             build_seconds=round(run.build_seconds, 4), embedded=run.embed.embedded, cached=run.embed.cached,
-            digest=chunks_digest(run.chunks), bytes_measure=SIZE_MEASURE,
+            digest=chunks_digest(run.chunks), bytes_measure=SIZE_MEASURE, cost=dict(run.cost),
+            chunks_cached=run.facts_cached,
         )
         intervals = {
             mode: {m: Interval.from_dict(s) for m, s in metrics.items()} for mode, metrics in run.aggregate.items()

@@ -130,7 +130,10 @@ class ChunkevalState:
             store = IndexStore(o.db_uri, o.cache_dir / "locks", storage=o.storage_options)
             progress = LineProgress(self.write, self.tty) if o.progress else None
             rankings = RankingCache(o.cache_dir / "cache.sqlite")
-            self._evaluator = Evaluator(settings, embedder, store, progress, rankings)
+            from pytest_chunkeval.run_cache import FactsCache
+
+            facts = FactsCache(o.cache_dir / "cache.sqlite")
+            self._evaluator = Evaluator(settings, embedder, store, progress, rankings, facts)
         return self._evaluator
 
     def check_model(self) -> None:

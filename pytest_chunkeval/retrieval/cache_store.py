@@ -1,4 +1,4 @@
-"""The cache store: one SQLite file (``.chunkeval/cache.sqlite``) with cached vectors and cached rankings.
+"""The cache store: one SQLite file (``.chunkeval/cache.sqlite``) with cached vectors, rankings and build facts.
 
 One module owns the file's format (its stamp and schema version), its health checks and its self-healing, and one
 :class:`CacheStore` handle per file and process owns the connection: the embedding cache and the ranking cache are
@@ -24,6 +24,8 @@ CACHE_SCHEMA_VERSION = 1
 _CACHE_TABLES = {
     "vectors": "CREATE TABLE vectors (model TEXT, key TEXT, dim INTEGER, vec BLOB, PRIMARY KEY (model, key))",
     "rankings": "CREATE TABLE rankings (key TEXT PRIMARY KEY, hits TEXT)",
+    # run_cache.FactsCache: a table added without a version bump (older stores gain it, nothing else changes).
+    "facts": "CREATE TABLE facts (key TEXT PRIMARY KEY, value BLOB)",
 }
 WarnFn = Callable[[str], None]
 

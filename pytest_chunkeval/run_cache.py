@@ -1,0 +1,81 @@
+"""What building a (suite, strategy) index computed besides the table, kept so that a warm run need not redo it.
+
+A warm run reuses every table (its name is the fingerprint of everything that feeds it) and every ranking (cached by
+table and query), but it still had to chunk the whole corpus again: the chunks are what rankings are mapped back to,
+what the quality checks and the report read. Chunking is deterministic in exactly what the index fingerprint covers
+(the corpus bytes, the strategy's name, version, code and files, the model's window and tokenizer through the
+embedder's id), so its outcome is stored under that fingerprint: the chunks, the per-file fallbacks, the strategy's
+counters, the quality report, every chunk's token count, the table's size, and what the build cost when it ran
+(chunk, embed and build seconds), which the report shows on warm runs too.
+
+Stored as a pickle in the cache store (``facts`` table, beside the vectors and rankings): the values are this
+package's own dataclasses, written and read by the same code version. :data:`FACTS_VERSION` and a digest of the
+modules that define those classes are part of the key, so a changed class is never read from an older entry; an
+entry that does not load (damaged, or written by other code) is a miss, warned about once, and is rebuilt.
+"""
+from __future__ import annotations
+
+import hashlib
+import pickle
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.retrieval.cache_store import CacheView
+from pytest_chunkeval.scoring.quality import QualityReport
+
+#: Bump when :class:`BuildFacts` changes meaning.
+FACTS_VERSION = "1"
+
+
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """The modules whose classes an entry holds or whose code produced it (chunk, quality, the harness's chunking)."""
+    import pytest_chunkeval.chunk as chunk_module
+    import pytest_chunkeval.evaluate as evaluate_module
+    import pytest_chunkeval.scoring.quality as quality_module
+
+    h = hashlib.sha256(FACTS_VERSION.encode())
+    for module in (chunk_module, quality_module, evaluate_module):
+        h.update(Path(str(module.__file__)).read_bytes())
+    return h.hexdigest()[:16]
+
+
+@dataclass
+class BuildFacts:
+    """One (suite, strategy) index's chunking outcome and costs, as the run that built it measured them."""
+
+    files_handled: int
+    chunks: list[tuple[str, Chunk]]
+    fallbacks: list[str]
+    strategy_stats: dict[str, Any]
+    quality: QualityReport | None
+    tokens: dict[str, int] = field(default_factory=dict)  # chunk id -> model tokens of its text (no specials)
+    index_bytes: int = 0
+    cost: dict[str, float] = field(default_factory=dict)  # chunk_seconds, embed_seconds, build_seconds
+
+
+class FactsCache(CacheView):
+    """:class:`BuildFacts` by index fingerprint."""
+
+    @staticmethod
+    def key(fingerprint: str) -> str:
+        return f"{fingerprint}:{_code_digest()}"
+
+    def get(self, fingerprint: str) -> BuildFacts | None:
+        rows = self.store.read("SELECT value FROM facts WHERE key = ?", (self.key(fingerprint),))
+        if not rows:
+            return None
+        try:
+            facts = pickle.loads(rows[0][0])
+        except Exception as exc:  # noqa: BLE001 - any unreadable entry is a miss
+            self._warn(f"cache store {self.path}: dropped a damaged cached chunking ({type(exc).__name__}); "
+                       "chunking again")
+            return None
+        return facts if isinstance(facts, BuildFacts) else None
+
+    def put(self, fingerprint: str, facts: BuildFacts) -> None:
+        blob = pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
+        self.store.write("INSERT OR REPLACE INTO facts VALUES (?, ?)", [(self.key(fingerprint), blob)])
