@@ -10,7 +10,7 @@ import os
 import statistics
 import sysconfig
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +65,7 @@ def suite_paths() -> dict[str, Path]:
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_suite(suite_id: str) -> Any:  # -> pytest_chunkeval.golden.GoldenSuite
     from pytest_chunkeval.golden import load_golden
 
@@ -80,7 +80,7 @@ def corpus_ids() -> list[str]:
     return [*suite_paths(), "stdlib"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_corpus(corpus_id: str) -> BenchCorpus:
     if corpus_id == "stdlib":
         root, step = stdlib_root(), large_step()

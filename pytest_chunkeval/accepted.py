@@ -30,7 +30,7 @@ class AcceptedMisses:
     dirty: bool = False
 
     @classmethod
-    def load(cls, suite_dir: Path) -> "AcceptedMisses":
+    def load(cls, suite_dir: Path) -> AcceptedMisses:
         path = suite_dir / FILE_NAME
         if not path.is_file():
             return cls(path)

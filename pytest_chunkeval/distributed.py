@@ -39,7 +39,7 @@ class WorkerResults:
         return json.dumps(self.__dict__, allow_nan=False)
 
     @classmethod
-    def loads(cls, text: str) -> "WorkerResults":
+    def loads(cls, text: str) -> WorkerResults:
         data = json.loads(text)
         data["outcomes"] = [tuple(o) for o in data.get("outcomes", [])]
         return cls(**data)

@@ -8,9 +8,10 @@ and searched once per mode: a result per (suite, strategy, mode), sharing everyt
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 

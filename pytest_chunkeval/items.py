@@ -7,7 +7,8 @@ vector,hybrid``) a golden file collects one node per strategy and mode, ``…::f
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -18,11 +19,11 @@ if TYPE_CHECKING:
     from pytest_chunkeval.evaluate import QueryOutcome, StrategyRun
     from pytest_chunkeval.session import ChunkevalState
 
-STATE_KEY: pytest.StashKey["ChunkevalState"] = pytest.StashKey()
+STATE_KEY: pytest.StashKey[ChunkevalState] = pytest.StashKey()
 QUALITY_CHECKS = ("lossless", "size-limit", "token-window")
 
 
-def state_of(node: pytest.Item | pytest.Collector) -> "ChunkevalState":
+def state_of(node: pytest.Item | pytest.Collector) -> ChunkevalState:
     return node.config.stash[STATE_KEY]
 
 
@@ -99,7 +100,7 @@ class EvalItem(pytest.Item):
         assert isinstance(self.parent, StrategyNode)
         return self.parent
 
-    def evaluation(self) -> "StrategyRun":
+    def evaluation(self) -> StrategyRun:
         """The (memoised) evaluation of this item's strategy on its suite.
 
         A failed evaluation is reported in full by the first item that asks; every later item of the same
@@ -148,7 +149,7 @@ class QueryFixed(AssertionError):
     pass
 
 
-def describe_outcome(outcome: "QueryOutcome", k: int) -> list[str]:
+def describe_outcome(outcome: QueryOutcome, k: int) -> list[str]:
     from pytest_chunkeval.scoring.metrics import chunk_grade
 
     q = outcome.query

@@ -75,7 +75,7 @@ class Options:
         return name != self.baseline and (name in self.gate_candidates or "all" in self.gate_candidates)
 
     @property
-    def policy(self) -> "Policy":
+    def policy(self) -> Policy:
         from pytest_chunkeval.scoring.comparison import Policy
 
         return Policy(k=self.k, tolerance=self.regression_tolerance, alpha=self.regression_alpha,

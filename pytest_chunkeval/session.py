@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pytest_chunkeval.accepted import AcceptedMisses, settings_key
 from pytest_chunkeval.discovery import discover_suites, load_strategy_modules

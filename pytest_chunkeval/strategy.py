@@ -12,9 +12,10 @@ its fingerprint. The rest of the package reads the contract, never the strategy 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.scoring.sizing import check_unit, default_tokens, text_size
@@ -217,7 +218,7 @@ class Contract:
         if self._reset is not None:
             self._reset()
 
-    def bind(self, model: TokenModel) -> "Contract":
+    def bind(self, model: TokenModel) -> Contract:
         """The contract for ``model``: the strategy sizes in its tokens and the window limit and promise follow it."""
         return resolve(self.strategy, name=self.name, model=model)
 

@@ -26,9 +26,10 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from pytest_chunkeval.chunking.ast.languages import LANGUAGES
 

@@ -12,8 +12,9 @@ import threading
 import time
 import warnings
 import weakref
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -130,7 +131,7 @@ class CacheStore:
     empty store (a cache miss costs time, never a wrong number).
     """
 
-    _shared: ClassVar["weakref.WeakValueDictionary[str, CacheStore]"] = weakref.WeakValueDictionary()
+    _shared: ClassVar[weakref.WeakValueDictionary[str, CacheStore]] = weakref.WeakValueDictionary()
     _shared_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, path: Path, warn: WarnFn | None = None) -> None:
@@ -141,7 +142,7 @@ class CacheStore:
         self._db: sqlite3.Connection | None = open_cache_store(self.path, self._warn)
 
     @classmethod
-    def at(cls, path: Path, warn: WarnFn | None = None) -> "CacheStore":
+    def at(cls, path: Path, warn: WarnFn | None = None) -> CacheStore:
         """The shared store for ``path``, opened and checked now.
 
         An existing handle is checked again and reconnected, exactly as a new one would be: between two sessions
@@ -235,7 +236,7 @@ class CacheStore:
 class CacheView:
     """A cache over one table of the store. Give it the store, or a path to share that file's store."""
 
-    def __init__(self, store: "CacheStore | Path | str", warn: WarnFn | None = None) -> None:
+    def __init__(self, store: CacheStore | Path | str, warn: WarnFn | None = None) -> None:
         self.store = store if isinstance(store, CacheStore) else CacheStore.at(Path(store), warn)
         self.store.attach()
 

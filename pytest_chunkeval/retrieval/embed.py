@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -51,7 +51,7 @@ class EmbedCounts:
     embedded: int = 0
     cached: int = 0
 
-    def add(self, other: "EmbedCounts") -> None:
+    def add(self, other: EmbedCounts) -> None:
         self.embedded += other.embedded
         self.cached += other.cached
 

@@ -34,7 +34,7 @@ class GateResult:
     detail: str
 
 
-def evaluate_gates(candidate: "StrategyResult", baseline: "StrategyResult", k: int, t: Thresholds) -> list[GateResult]:
+def evaluate_gates(candidate: StrategyResult, baseline: StrategyResult, k: int, t: Thresholds) -> list[GateResult]:
     """Every gate for one candidate; each result says what was measured against which threshold.
 
     A ratio against a zero baseline is undefined: the gain then counts as met only when the candidate scores at all,

@@ -9,8 +9,9 @@ contract is bound to.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.scoring.sizing import default_tokens, nonws_len, text_size

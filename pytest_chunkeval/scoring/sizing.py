@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 SIZE_UNITS = ("chars", "nonws_chars", "tokens")
 SpanSizer = Callable[[int, int], int]

@@ -11,9 +11,10 @@ every chunk fits the window of the model in use (counted with its tokenizer, che
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec

@@ -20,7 +20,7 @@ import sys
 import threading
 
 _LOCK = threading.Lock()
-_GUARDS: dict[tuple[str, str], "Guard"] = {}
+_GUARDS: dict[tuple[str, str], Guard] = {}
 
 
 class Guard:

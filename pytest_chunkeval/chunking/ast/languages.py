@@ -13,9 +13,9 @@ Semantic kinds: ``function``, ``method`` (a function inside a class, derived, or
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 #: Kinds that mark a semantic boundary: with ``chunk_by_node_type`` two of them never share a chunk.
 UNIT_KINDS = frozenset({"function", "method", "class", "module", "section"})
