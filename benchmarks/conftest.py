@@ -44,7 +44,9 @@ def _fmt(value: Any, digits: int = 2) -> str:
 
 def _table(tr: pytest.TerminalReporter, header: list[str], rows: list[list[str]]) -> None:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=False)))
+
     tr.write_line(line(header))
     for row in rows:
         tr.write_line(line(row))

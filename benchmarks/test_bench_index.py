@@ -112,13 +112,13 @@ def test_query(benchmark: Any, request: pytest.FixtureRequest, query_table: tupl
     rounds = min(query_count(), len(queries))
     picked = [queries[i * len(queries) // rounds] for i in range(rounds)]
     vectors = unit_vectors(len(picked), seed=1)
-    feed = cycle(zip(picked, vectors))
+    feed = cycle(zip(picked, vectors, strict=True))
 
     def next_query() -> tuple[tuple[Any, ...], dict[str, Any]]:
         text, vector = next(feed)
         return (table, vector, text, mode, depth), {}
 
-    for text, vector in zip(picked[:5], vectors[:5]):  # warm-up: open the table, load the FTS index
+    for text, vector in zip(picked[:5], vectors[:5], strict=True):  # warm-up: open the table, load the FTS index
         store.search(table, vector, text, mode, depth)
     benchmark.pedantic(store.search, setup=next_query, rounds=rounds, warmup_rounds=0)
 

@@ -268,7 +268,7 @@ class Evaluator:
             texts = [q.text for q in suite.queries]
             vectors, counts = self.embedder.encode(texts, self.progress(f"embedding {suite.name} · queries", len(texts)))
             self.query_embed.add(counts)
-            self._query_vectors[key] = {q.id: v for q, v in zip(suite.queries, vectors)}
+            self._query_vectors[key] = {q.id: v for q, v in zip(suite.queries, vectors, strict=False)}
         return self._query_vectors[key]
 
     def _line_metrics(self, run: StrategyRun, by_id: dict[str, Chunk]) -> None:

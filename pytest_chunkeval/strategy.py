@@ -11,6 +11,7 @@ its fingerprint. The rest of the package reads the contract, never the strategy 
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -240,10 +241,8 @@ def resolve(obj: Any, *, name: str | None = None, model: TokenModel | None = Non
     if chunk is None:
         raise TypeError(f"{where} returned {type(obj).__name__}, which has no chunk()")
     if not getattr(obj, "name", None) and name:
-        try:
+        with contextlib.suppress(AttributeError):
             obj.name = name
-        except AttributeError:
-            pass
     label = str(getattr(obj, "name", "") or name or type(obj).__name__)
     use_model = _method(obj, "use_model")
     if model is not None and use_model is not None:

@@ -113,9 +113,7 @@ def informative(sentence: str, func_name: str, class_name: str | None) -> bool:
     own = name_tokens(func_name) | (name_tokens(class_name) if class_name else set())
     novel = [w for w in content if w not in own]
     # "Mostly the function's own name": fewer than two words the name does not already say.
-    if len(novel) < 2 or len(novel) / len(content) < 0.4:
-        return False
-    return True
+    return not (len(novel) < 2 or len(novel) / len(content) < 0.4)
 
 
 # --------------------------------------------------------------------------- ast
@@ -407,7 +405,7 @@ def unique_ids(keys: list[tuple[str, str]]) -> list[str]:
     for i in ids:
         seen[i] = seen.get(i, 0) + 1
     out = []
-    for (rel, qual), i in zip(keys, ids):
+    for (rel, qual), i in zip(keys, ids, strict=True):
         if seen[i] > 1:
             digest = hashlib.sha1(f"{rel}:{qual}".encode()).hexdigest()[:8]
             i = i[: MAX_ID_LEN - 9].rstrip("-") + "-" + digest
@@ -459,7 +457,7 @@ def build(stdlib: Path, out: Path, n_files: int, n_queries: int, seed: int, sour
     ids = unique_ids([(r[0], r[1]) for r in records])
     queries = [
         {"id": i, "query": q, "relevant": [{"path": rel, "lines": [start, end]}]}
-        for i, (rel, _qual, q, start, end) in zip(ids, records)
+        for i, (rel, _qual, q, start, end) in zip(ids, records, strict=True)
     ]
     header = (
         f"# pystdlib: a golden suite of real Python code for pytest-chunkeval.\n"

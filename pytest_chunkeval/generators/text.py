@@ -17,7 +17,7 @@ STOPWORDS = set(
     if else then than not no into onto over under all any each every some such which who whom
     whose what when where why how was were been being has have had do does did can could may
     might must shall should will would given new object objects value values return returns
-    returned get gets set sets self one two given""".split()
+    returned get gets set sets self one two given""".split()  # noqa: SIM905 - a word list reads better as words
 )
 UNINFORMATIVE = re.compile(
     r"^(internal|private|deprecated|undocumented|obsolete|xxx|todo|fixme|stub|dummy|placeholder|"

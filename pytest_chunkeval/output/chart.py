@@ -18,7 +18,7 @@ def write_chart(report: dict[str, Any], path: Path) -> None:
     metric = f"ndcg@{k}"
     suites = [(key, s) for key, s in report["suites"].items() if any(not e.get("skipped") for e in s["strategies"].values())]
     fig, axes = plt.subplots(len(suites), 1, figsize=(10, 3.2 * max(len(suites), 1)), squeeze=False)
-    for ax, (key, suite) in zip(axes[:, 0], suites):
+    for ax, (key, suite) in zip(axes[:, 0], suites, strict=True):
         names = [n for n, e in suite["strategies"].items() if not e.get("skipped")]
         for offset, mode, colour in ((-0.2, "file", "#3b6ea8"), (0.2, "chunk", "#d98c3a")):
             means, lows, highs = [], [], []

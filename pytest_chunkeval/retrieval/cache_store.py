@@ -6,6 +6,7 @@ views on it, so a session opens, checks and (when damaged) rebuilds the file onc
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -174,17 +175,13 @@ class CacheStore:
         with self._lock:
             old, self._db = self._db, open_cache_store(self.path, self._warn)
             if old is not None:
-                try:
+                with contextlib.suppress(sqlite3.Error):
                     old.close()
-                except sqlite3.Error:
-                    pass
 
     def _disconnect(self) -> None:
         if self._db is not None:
-            try:
+            with contextlib.suppress(sqlite3.Error):
                 self._db.close()
-            except sqlite3.Error:
-                pass
             self._db = None
 
     def _recover(self, exc: sqlite3.DatabaseError) -> None:

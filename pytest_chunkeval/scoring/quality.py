@@ -140,7 +140,7 @@ def check(strategy: Contract, files: dict[str, str], chunks_by_file: dict[str, l
     all_chunks = [c for path in sorted(chunks_by_file) for c in chunks_by_file[path]]
     report.chunks = len(all_chunks)
     token_counts = model.count_many([c.text for c in all_chunks])
-    for ch, tokens in zip(all_chunks, token_counts):
+    for ch, tokens in zip(all_chunks, token_counts, strict=False):
         if tokens > window:
             report.over_window += 1
             if len(report.over_window_examples) < 10:

@@ -156,7 +156,7 @@ def _metadata(tree: SyntaxTree | None, span: Span, language: str | None,
         spec = tree.spec
         ctx_kinds = [kind_of(spec, n, src) for n in ctx]
         hit = (ctx, "class" in ctx_kinds, [get_name(n, src) or n.type for n in ctx],
-               [n.type for n, k in zip(ctx, ctx_kinds) if k in CONTAINER_KINDS])
+               [n.type for n, k in zip(ctx, ctx_kinds, strict=True) if k in CONTAINER_KINDS])
         ctx_cache[id(ctx)] = hit  # holds ``ctx``, so the id cannot be reused while cached
     kinds: list[str] = []
     symbols: list[str] = []
