@@ -246,6 +246,7 @@ class Evaluator:
         if not run.chunks:  # nothing to index: every query retrieves nothing and scores 0
             return
         t0 = time.perf_counter()
+        assert run.strategy is not None
         run.fingerprint = index_fingerprint(
             run.suite.corpus.content_hash, strategy_fingerprint(reg, run.strategy), self.embedder.cache_id
         )

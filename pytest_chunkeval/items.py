@@ -30,7 +30,7 @@ def state_of(node: pytest.Item | pytest.Collector) -> ChunkevalState:
 class GoldenFile(pytest.File):
     """A golden suite file (YAML or JSONL)."""
 
-    def collect(self) -> Iterator[pytest.Node]:
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         state = state_of(self)
         try:
             suite = state.suite(self.path)
@@ -158,9 +158,9 @@ def describe_outcome(outcome: QueryOutcome, k: int) -> list[str]:
         span = f" lines {r.lines[0]}-{r.lines[1]}" if r.lines else ""
         lines.append(f"  {r.path}{span} (grade {r.grade})")
     lines.append(f"top {k} retrieved:")
-    for i, r in enumerate(outcome.ranking, 1):
-        mark = "✓" if chunk_grade(r.path, r.start_line, r.end_line, q.relevant) else " "
-        lines.append(f"  {i:2d}. {mark} {r.path}:{r.start_line}-{r.end_line}  score {r.score:.4f}")
+    for i, hit in enumerate(outcome.ranking, 1):
+        mark = "✓" if chunk_grade(hit.path, hit.start_line, hit.end_line, q.relevant) else " "
+        lines.append(f"  {i:2d}. {mark} {hit.path}:{hit.start_line}-{hit.end_line}  score {hit.score:.4f}")
     if not outcome.ranking:
         lines.append("  (nothing)")
     m = outcome.metrics

@@ -228,9 +228,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.options.step_summary:
         from pytest_chunkeval.output.markdown import append_step_summary
 
-        target = os.environ.get("GITHUB_STEP_SUMMARY")
-        if target:
-            append_step_summary(summary, Path(target))
+        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if step_summary:
+            append_step_summary(summary, Path(step_summary))
     if state.options.chart is not None:
         from pytest_chunkeval.output.chart import write_chart
 

@@ -92,7 +92,7 @@ class QuerySpec:
     @classmethod
     def from_dict(cls, qid: str, d: Mapping[str, Any]) -> QuerySpec:
         rel = tuple(
-            Relevant(r["path"], tuple(r["lines"]) if r.get("lines") else None, int(r.get("grade", 1)))  # type: ignore[arg-type]
+            Relevant(r["path"], tuple(r["lines"]) if r.get("lines") else None, int(r.get("grade", 1)))
             for r in d.get("relevant", [])
         )
         return cls(qid, str(d.get("query", "")), rel)

@@ -25,7 +25,7 @@ class LineProgress:
     readable.
     """
 
-    def __init__(self, write: Callable[[str], None], tty: bool) -> None:
+    def __init__(self, write: Callable[[str], object], tty: bool) -> None:
         self.write = write
         self.tty = tty
 
@@ -54,7 +54,7 @@ class LineProgress:
 @dataclass
 class ChunkevalState:
     options: Options
-    write: Callable[[str], None] = field(default=lambda s: sys.stderr.write(s))
+    write: Callable[[str], object] = field(default=lambda s: sys.stderr.write(s))
     tty: bool = False
     suites: dict[Path, GoldenSuite] = field(default_factory=dict)
     strategies: dict[str, Any] = field(default_factory=dict)
@@ -68,7 +68,7 @@ class ChunkevalState:
     _base: Any = None  # base_ref.BaseEvaluation, or the BaseRefError that stopped it
     _base_suites: dict[str, Any] | None = None  # suite key -> results.SuiteResult on the base side
     _comparisons: dict[tuple[str, str], Any] = field(default_factory=dict)
-    failed_evaluations: dict[tuple[Path, str], str] = field(default_factory=dict)  # -> item that reported it
+    failed_evaluations: dict[tuple[Path, str, str], str] = field(default_factory=dict)  # -> item that reported it
     _base_failure_item: str | None = None  # the item that reported a failed base evaluation in full
     failed_items: list[tuple[str, str, str]] = field(default_factory=list)  # (nodeid, golden file, first line)
     _discovered: list[Path] | None = None
@@ -343,7 +343,7 @@ class ChunkevalState:
             return None
         result = base.find(name, mode or self.options.retrieval_modes[0]) if base is not None else None
         spec = next((q for q in suite.queries if q.id == query_id), None)
-        if result is None or result.skipped or spec is None or query_id not in result.queries:
+        if base is None or result is None or result.skipped or spec is None or query_id not in result.queries:
             return None
         before = base.queries.get(query_id)
         if before is not None and (before.text, before.relevant) != (spec.text, tuple(spec.relevant)):

@@ -70,6 +70,8 @@ class Strategy:
     lossless: bool = True
     stat_keys: tuple[str, ...] = ()
     _fits_window: bool = False
+    _counts: dict[str, int]  # set on first use (see _counters, reset_stats); declared here for its type only
+    _warnings: list[str]
 
     def chunk(self, path: str, text: str) -> list[Chunk]:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from lark import Lark, Token, Tree
 from lark.exceptions import (
@@ -139,7 +140,8 @@ class LarkGrammar:
         try:
             tree = self.lark.parse(text)
         except UnexpectedCharacters as exc:
-            found = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "end of file"
+            pos = cast(int, exc.pos_in_stream)  # always set for UnexpectedCharacters (lark types it Optional)
+            found = text[pos] if pos < len(text) else "end of file"
             hint = " (unterminated string?)" if found in "\"'" else ""
             raise SourceSyntaxError(path, exc.line, exc.column, f"unexpected character {found!r}{hint}") from None
         except UnexpectedEOF as exc:
@@ -147,7 +149,7 @@ class LarkGrammar:
         except UnexpectedToken as exc:
             if exc.token.type == "$END":
                 raise SourceSyntaxError(path, text.count("\n"), 1, self._eof_reason(exc)) from None
-            newline = self.lark.options.postlex.newline
+            newline = cast(BracketNewlines, self.lark.options.postlex).newline
             names = sorted({self._pretty(t) for t in exc.expected if t != newline})
             expected = ", ".join(names) if len(names) <= 8 else ", ".join(names[:6]) + f", ... ({len(names)} in all)"
             shown = "end of line" if exc.token.type == newline else repr(exc.token.value)
@@ -168,7 +170,7 @@ class LarkGrammar:
         for call in tree.find_data("call"):
             callee = call.children[0]
             if isinstance(callee, Tree) and callee.data == "var" and str(callee.children[0]) in self.reserved_callees:
-                tok = callee.children[0]
+                tok: Any = callee.children[0]  # the NAME token (lexed, so it has a line and column)
                 raise SourceSyntaxError(path, tok.line, tok.column, f"unexpected '{tok}(...)': no open block here that it could close or continue")
 
     def _innermost_open(self, exc: UnexpectedInput) -> Token | None:

@@ -16,10 +16,10 @@ are read from the grammar itself (rules ending in ``_block``), so the strategy n
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pytest_chunkeval.chunk import Chunk, line_starts, span_chunk
-from pytest_chunkeval.chunking.lark.engine import LarkGrammar, SourceSyntaxError
+from pytest_chunkeval.chunking.lark.engine import BracketNewlines, LarkGrammar, SourceSyntaxError
 from pytest_chunkeval.chunking.lark.summary import BLOCK_SUFFIX, serialize, summarize
 from pytest_chunkeval.chunking.render_summary import render_header
 from pytest_chunkeval.strategy import Strategy
@@ -70,7 +70,7 @@ def load_grammar(grammar: Path, comment_terminals: tuple[str, ...] = ("DOC_COMME
     openers, brace, keywords = _block_facts(g)
     g.openers = openers
     g.reserved_callees = keywords
-    g.lark.options.postlex.block_brace_after = set(brace)
+    cast(BracketNewlines, g.lark.options.postlex).block_brace_after = set(brace)
     return g
 
 

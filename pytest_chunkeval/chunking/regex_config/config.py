@@ -283,7 +283,7 @@ def scan(text: str, cfg: GrammarConfig, path: str = "<text>") -> Scan:
                     add(Node("comment", no, no))
             i += 1
             continue
-        closer = next((k for k in range(len(stack) - 1, -1, -1) if stack[k].rule and stack[k].rule.close.search(code)), None)
+        closer = next((k for k in range(len(stack) - 1, -1, -1) if (open_rule := stack[k].rule) and open_rule.close.search(code)), None)
         if closer is not None:
             close_recovered(closer + 1, no - 1, f"'{stack[-1].name}' cannot be closed by line {no}")
             b = stack.pop()
@@ -315,11 +315,11 @@ def scan(text: str, cfg: GrammarConfig, path: str = "<text>") -> Scan:
             depth += _depth(blanked[end])
         joined = " ".join(blanked[i:end + 1])
         stmt = Node("stmt", no, end + 1, "unclassified")
-        for rule in cfg.statements:
-            m = rule.pattern.search(joined)
+        for srule in cfg.statements:
+            m = srule.pattern.search(joined)
             if m:
-                stmt.name = rule.category
-                if rule.refers_to and m.groupdict().get("ref"):
+                stmt.name = srule.category
+                if srule.refers_to and m.groupdict().get("ref"):
                     stmt.ref = m.group("ref")
                 break
         add(stmt)
