@@ -57,7 +57,9 @@ def merge(
             into = entries.setdefault(key, {**entry, "strategies": {}})
             for name, strategy in entry["strategies"].items():
                 # A strategy another worker evaluated fully wins over a placeholder; both are whole otherwise.
-                if name not in into["strategies"] or into["strategies"][name].get("skipped") and not strategy.get("skipped"):
+                if name not in into["strategies"] or (
+                    into["strategies"][name].get("skipped") and not strategy.get("skipped")
+                ):
                     into["strategies"][name] = strategy
         for name, n in part.embedding.items():
             merged.embedding[name] = merged.embedding.get(name, 0) + n

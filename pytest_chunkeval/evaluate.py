@@ -267,7 +267,9 @@ class Evaluator:
         key = suite.path.resolve()
         if key not in self._query_vectors:
             texts = [q.text for q in suite.queries]
-            vectors, counts = self.embedder.encode(texts, self.progress(f"embedding {suite.name} · queries", len(texts)))
+            vectors, counts = self.embedder.encode(
+                texts, self.progress(f"embedding {suite.name} · queries", len(texts))
+            )
             self.query_embed.add(counts)
             self._query_vectors[key] = {q.id: v for q, v in zip(suite.queries, vectors, strict=False)}
         return self._query_vectors[key]
@@ -302,7 +304,10 @@ class Evaluator:
                     fresh.append((key, cached))
                 hits = cached
             ranked = sort_ranking(
-                Ranked(h.chunk_id, by_id[h.chunk_id].path, by_id[h.chunk_id].start_line, by_id[h.chunk_id].end_line, h.score)
+                Ranked(
+                    h.chunk_id, by_id[h.chunk_id].path, by_id[h.chunk_id].start_line, by_id[h.chunk_id].end_line,
+                    h.score,
+                )
                 for h in hits
                 if h.chunk_id in by_id
             )[:k]

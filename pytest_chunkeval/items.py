@@ -164,7 +164,9 @@ def describe_outcome(outcome: QueryOutcome, k: int) -> list[str]:
     if not outcome.ranking:
         lines.append("  (nothing)")
     m = outcome.metrics
-    lines.append("metrics: " + ", ".join(f"{mode} " + " ".join(f"{k_}={v:.3f}" for k_, v in m[mode].items()) for mode in m))
+    lines.append(
+        "metrics: " + ", ".join(f"{mode} " + " ".join(f"{k_}={v:.3f}" for k_, v in m[mode].items()) for mode in m)
+    )
     return lines
 
 
@@ -226,7 +228,8 @@ class QualityItem(EvalItem):
                 pytest.skip(f"{name} does not claim to be lossless (line coverage {q.coverage:.1%})")
             if q.uncovered:
                 raise ReportedFailure(
-                    f"{name} claims to be lossless but {len(q.uncovered)} of {q.lines_checked} non-blank lines are in no chunk:\n"
+                    f"{name} claims to be lossless but {len(q.uncovered)} of {q.lines_checked} non-blank lines"
+                    " are in no chunk:\n"
                     + "\n".join(f"  {u}" for u in q.uncovered[:15])
                 )
         elif self.check == "size-limit":
@@ -234,15 +237,20 @@ class QualityItem(EvalItem):
                 pytest.skip(f"{name} declares no size limit (largest chunk: {q.largest} {q.size_unit})")
             if q.over_limit:
                 raise ReportedFailure(
-                    f"{len(q.over_limit)} of {q.chunks} chunks exceed {name}'s limit of {q.max_chunk_size} {q.size_unit}:\n"
+                    f"{len(q.over_limit)} of {q.chunks} chunks exceed {name}'s limit of"
+                    f" {q.max_chunk_size} {q.size_unit}:\n"
                     + "\n".join(f"  {o}" for o in q.over_limit[:15])
                 )
         elif self.check == "token-window":
-            summary = f"{q.over_window} of {q.chunks} chunks ({q.window_share:.1%}) exceed the embedder's {q.window_tokens}-token window and are truncated"
+            summary = (f"{q.over_window} of {q.chunks} chunks ({q.window_share:.1%}) exceed the embedder's"
+                       f" {q.window_tokens}-token window and are truncated")
             if not q.fits_window:
                 pytest.skip(f"{name} does not promise to fit the window: {summary}")
             if q.over_window:
-                raise ReportedFailure(f"{name} promises every chunk fits, but {summary}:\n" + "\n".join(f"  {e}" for e in q.over_window_examples))
+                raise ReportedFailure(
+                    f"{name} promises every chunk fits, but {summary}:\n"
+                    + "\n".join(f"  {e}" for e in q.over_window_examples)
+                )
 
 
 
@@ -282,7 +290,8 @@ class GateItem(EvalItem):
             if self.gate != "index-size":
                 lines.append(f"worst queries ({metric}, {t.mode} mode, candidate vs baseline):")
                 lines += [
-                    f"  {q}: {run.outcomes[q].metrics[t.mode][metric]:.3f} vs {base.outcomes[q].metrics[t.mode][metric]:.3f}"
+                    f"  {q}: {run.outcomes[q].metrics[t.mode][metric]:.3f}"
+                    f" vs {base.outcomes[q].metrics[t.mode][metric]:.3f}"
                     f" — {run.outcomes[q].query.text}"
                     for q in worst
                 ]

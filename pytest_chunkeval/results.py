@@ -85,7 +85,8 @@ class QuerySpec:
         return {
             "query": self.text,
             "relevant": [
-                {"path": r.path, **({"lines": list(r.lines)} if r.lines else {}), "grade": r.grade} for r in self.relevant
+                {"path": r.path, **({"lines": list(r.lines)} if r.lines else {}), "grade": r.grade}
+                for r in self.relevant
             ],
         }
 

@@ -44,7 +44,9 @@ class LineProgress:
             if self.tty and (finished or now - state["shown"] > 0.25):
                 state["shown"] = now
                 rate = state["done"] / max(now - start, 1e-9)
-                self.write(f"\r[chunkeval] {description}: {state['done']}/{total} ({rate:.0f}/s)" + ("\n" if finished else ""))
+                self.write(
+                    f"\r[chunkeval] {description}: {state['done']}/{total} ({rate:.0f}/s)" + ("\n" if finished else "")
+                )
             elif finished and not self.tty:
                 self.write(f"[chunkeval] {description}: done in {now - start:.1f}s\n")
 

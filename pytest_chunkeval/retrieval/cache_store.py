@@ -89,7 +89,8 @@ def _store_problem(path: Path) -> str | None:
 
 
 def _move_aside(path: Path) -> Path:
-    """Rename the store (and its WAL and shared-memory files) to ``<name>.damaged-<time>``; keep it for a post-mortem."""
+    """Rename the store (and its WAL and shared-memory files) to ``<name>.damaged-<time>``; keep it for a
+    post-mortem."""
     aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
     for suffix in ("", "-wal", "-shm"):
         src = path.with_name(path.name + suffix)
@@ -266,7 +267,9 @@ class EmbeddingCache(CacheView):
         for i in range(0, len(keys), 500):
             batch = list(keys[i : i + 500])
             marks = ",".join("?" * len(batch))
-            rows = self.store.read(f"SELECT key, dim, vec FROM vectors WHERE model = ? AND key IN ({marks})", [model, *batch])
+            rows = self.store.read(
+                f"SELECT key, dim, vec FROM vectors WHERE model = ? AND key IN ({marks})", [model, *batch]
+            )
             if rows is None:  # the store was damaged and is now empty
                 return {}
             for key, dim, blob in rows:

@@ -6,8 +6,8 @@ path, the file's imports and the signatures of the enclosing class/module/functi
 
 Size contract: ``max_chunk_size`` bounds the *whole embedded text*, header included. The header gets at most
 ``max_header_size`` (default a quarter of the maximum) and the body the rest, so with ``size_unit="tokens"``
-every chunk fits the window of the model in use (counted with its tokenizer, checked exactly on the final text). The body alone tiles the file:
-``"".join(c.source for c in chunks) == code`` always holds.
+every chunk fits the window of the model in use (counted with its tokenizer, checked exactly on the final text).
+The body alone tiles the file: ``"".join(c.source for c in chunks) == code`` always holds.
 """
 from __future__ import annotations
 

@@ -128,7 +128,9 @@ class LarkGrammar:
                 lexer_callbacks=callbacks,
             )
         except UnexpectedInput as exc:  # the grammar text does not parse as Lark EBNF
-            raise GrammarLoadError(f"{self.path}:{exc.line}:{exc.column}: grammar syntax error: {_first_line(exc)}") from exc
+            raise GrammarLoadError(
+                f"{self.path}:{exc.line}:{exc.column}: grammar syntax error: {_first_line(exc)}"
+            ) from exc
         except (GrammarError, LarkError) as exc:  # undefined rule, LALR conflict, bad regex, ...
             raise GrammarLoadError(f"{self.path}:{_grammar_line(exc, source)}: grammar error: {exc}") from exc
 
@@ -171,7 +173,8 @@ class LarkGrammar:
             callee = call.children[0]
             if isinstance(callee, Tree) and callee.data == "var" and str(callee.children[0]) in self.reserved_callees:
                 tok: Any = callee.children[0]  # the NAME token (lexed, so it has a line and column)
-                raise SourceSyntaxError(path, tok.line, tok.column, f"unexpected '{tok}(...)': no open block here that it could close or continue")
+                raise SourceSyntaxError(path, tok.line, tok.column,
+                                        f"unexpected '{tok}(...)': no open block here that it could close or continue")
 
     def _innermost_open(self, exc: UnexpectedInput) -> Token | None:
         """The innermost block keyword still on the parser's value stack (reduced blocks no longer show there)."""
@@ -183,7 +186,8 @@ class LarkGrammar:
     def _eof_reason(self, exc: UnexpectedInput) -> str:
         tok = self._innermost_open(exc)
         if tok is not None:
-            return f"unexpected end of file: '{tok.value}' block opened at line {tok.line} is not closed (expected {self.openers[tok.value]})"
+            return (f"unexpected end of file: '{tok.value}' block opened at line {tok.line} is not closed"
+                    f" (expected {self.openers[tok.value]})")
         return "unexpected end of file"
 
     def _pretty(self, terminal: str) -> str:

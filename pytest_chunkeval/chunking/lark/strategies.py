@@ -64,7 +64,9 @@ def _block_facts(grammar: LarkGrammar) -> tuple[dict[str, str], tuple[str, ...],
     return openers, tuple(sorted(brace)), keywords
 
 
-def load_grammar(grammar: Path, comment_terminals: tuple[str, ...] = ("DOC_COMMENT", "LINE_COMMENT", "BLOCK_COMMENT")) -> LarkGrammar:
+def load_grammar(
+    grammar: Path, comment_terminals: tuple[str, ...] = ("DOC_COMMENT", "LINE_COMMENT", "BLOCK_COMMENT")
+) -> LarkGrammar:
     """A :class:`LarkGrammar` with its block facts (openers, closers, brace-opened blocks) read from the grammar."""
     g = LarkGrammar(Path(grammar), comment_terminals=comment_terminals)
     openers, brace, keywords = _block_facts(g)

@@ -133,7 +133,9 @@ def file_doc(tree: Tree, comments: list[Token], doc_types: tuple[str, ...] = ("D
     )
 
 
-def summarize(tree: Tree, comments: list[Token] | None = None, doc_types: tuple[str, ...] = ("DOC_COMMENT",)) -> dict[str, Any]:
+def summarize(
+    tree: Tree, comments: list[Token] | None = None, doc_types: tuple[str, ...] = ("DOC_COMMENT",)
+) -> dict[str, Any]:
     """Summary of one file: blocks with nesting, functions, endpoints, commands by category, calls, imports.
 
     Every list is in source order and every mapping sorted, so the summary (and all that is rendered from it)
@@ -157,9 +159,16 @@ def summarize(tree: Tree, comments: list[Token] | None = None, doc_types: tuple[
             blocks.append({"kind": kind, "line": _line(node), "end_line": int(getattr(node.meta, "end_line", 0) or 0),
                            "depth": len(path), "parent": path[-1] if path else None})
             if kind == "function":
-                name = next((str(c.children[0]) for c in node.children if isinstance(c, Tree) and c.data == "func_name"), "?")
-                params = next(([str(p) for p in c.children] for c in node.children if isinstance(c, Tree) and c.data == "params"), [])
-                functions.append({"name": name, "params": params, "line": _line(node), "doc": docs.get(_line(node), "")})
+                name = next(
+                    (str(c.children[0]) for c in node.children if isinstance(c, Tree) and c.data == "func_name"), "?"
+                )
+                params = next(
+                    ([str(p) for p in c.children] for c in node.children if isinstance(c, Tree) and c.data == "params"),
+                    [],
+                )
+                functions.append(
+                    {"name": name, "params": params, "line": _line(node), "doc": docs.get(_line(node), "")}
+                )
             path = path + (kind,)
         elif data.startswith(COMMAND_PREFIX):
             commands.setdefault(data[len(COMMAND_PREFIX):], set()).add(str(node.children[0]))
@@ -247,7 +256,9 @@ def serialize(tree: Tree, comments: list[Token] | None = None, doc_types: tuple[
         ch = node.children
         if kind == "function":
             name = next(str(c.children[0]) for c in ch if isinstance(c, Tree) and c.data == "func_name")
-            params = next((", ".join(str(p) for p in c.children) for c in ch if isinstance(c, Tree) and c.data == "params"), "")
+            params = next(
+                (", ".join(str(p) for p in c.children) for c in ch if isinstance(c, Tree) and c.data == "params"), ""
+            )
             doc = docs.get(_line(node))
             emit(depth, f"function {name}({params})" + (f"  doc: {doc}" if doc else ""))
         elif kind == "loop":
