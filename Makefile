@@ -13,7 +13,7 @@ TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 PYTEST := $(BIN)/python -m pytest
 export LANCEDB_LOG ?= error
 
-.PHONY: setup eval eval-pystdlib test bench bench-save bench-compare clean-cache
+.PHONY: setup eval eval-pystdlib test lint bench bench-save bench-compare clean-cache
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ eval-pystdlib: setup
 
 test: setup
 	$(PYTEST) $(ARGS)
+
+# ruff and mypy as configured in pyproject.toml ([tool.ruff], [tool.mypy]); golden corpora are excluded there.
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # Benchmarks (README "Benchmarks"): `make bench` prints pytest-benchmark's table and a summary of the rates (MB/s,
 # texts/s, tokens/s, p50/p95); `make bench-save` also stores the run under .benchmarks/, and `make bench-compare`

@@ -10,7 +10,7 @@ import os
 import statistics
 import sysconfig
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -59,13 +59,15 @@ def megabytes(files: dict[str, str]) -> float:
 def suite_paths() -> dict[str, Path]:
     """The bundled golden files by id (their folder name): golden/*/ and suites/*/, so a new suite gets rows too."""
     found: dict[str, Path] = {}
-    for pattern in ("golden/*/queries.yaml", "golden/*/queries.jsonl", "suites/*/queries.yaml", "suites/*/queries.jsonl"):
+    for pattern in (
+        "golden/*/queries.yaml", "golden/*/queries.jsonl", "suites/*/queries.yaml", "suites/*/queries.jsonl"
+    ):
         for path in sorted(ROOT.glob(pattern)):
             found.setdefault(path.parent.name, path)
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_suite(suite_id: str) -> Any:  # -> pytest_chunkeval.golden.GoldenSuite
     from pytest_chunkeval.golden import load_golden
 
@@ -80,15 +82,19 @@ def corpus_ids() -> list[str]:
     return [*suite_paths(), "stdlib"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_corpus(corpus_id: str) -> BenchCorpus:
     if corpus_id == "stdlib":
         root, step = stdlib_root(), large_step()
-        files = {p.relative_to(root).as_posix(): p.read_text("utf-8", errors="surrogateescape") for p in stdlib_paths(step)}
+        files = {
+            p.relative_to(root).as_posix(): p.read_text("utf-8", errors="surrogateescape") for p in stdlib_paths(step)
+        }
         every = "every file" if step == 1 else f"every {step}{_ordinal(step)} file"
         return BenchCorpus("stdlib", f"{root.name}/ standard library, no tests, {every}", files)
     suite = load_suite(corpus_id)
-    return BenchCorpus(corpus_id, suite_paths()[corpus_id].parent.relative_to(ROOT).as_posix(), dict(suite.corpus.files))
+    return BenchCorpus(
+        corpus_id, suite_paths()[corpus_id].parent.relative_to(ROOT).as_posix(), dict(suite.corpus.files)
+    )
 
 
 def _ordinal(n: int) -> str:

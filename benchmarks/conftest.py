@@ -44,7 +44,11 @@ def _fmt(value: Any, digits: int = 2) -> str:
 
 def _table(tr: pytest.TerminalReporter, header: list[str], rows: list[list[str]]) -> None:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=False))
+        )
+
     tr.write_line(line(header))
     for row in rows:
         tr.write_line(line(row))
@@ -67,8 +71,11 @@ def _summary(tr: pytest.TerminalReporter, summary: dict[str, dict[str, dict[str,
     chunking, corpora = summary.get("chunking", {}), summary.get("chunking corpora", {})
     if chunking:
         ids = [c for c in corpus_ids() if c in corpora]
-        tr.write_line("chunking throughput, MB/s (n/a: the strategy handles none of the corpus's files, or is unavailable)")
-        _table(tr, ["strategy", *ids], [[name, *(_fmt(cols.get(c)) for c in ids)] for name, cols in sorted(chunking.items())])
+        tr.write_line(
+            "chunking throughput, MB/s (n/a: the strategy handles none of the corpus's files, or is unavailable)"
+        )
+        _table(tr, ["strategy", *ids],
+               [[name, *(_fmt(cols.get(c)) for c in ids)] for name, cols in sorted(chunking.items())])
         for c in ids:
             info = corpora[c]
             tr.write_line(f"  {c}: {info.get('label')}, {info.get('files')} files, {_fmt(info.get('MB'))} MB")
@@ -87,11 +94,13 @@ def _summary(tr: pytest.TerminalReporter, summary: dict[str, dict[str, dict[str,
     if latency := summary.get("query latency"):
         tr.write_line("query latency, LanceDB, one query per round")
         _table(tr, ["mode", "p50 ms", "p95 ms", "min ms"],
-               [[row, _fmt(v.get("p50 ms")), _fmt(v.get("p95 ms")), _fmt(v.get("min ms"))] for row, v in latency.items()])
+               [[row, _fmt(v.get("p50 ms")), _fmt(v.get("p95 ms")), _fmt(v.get("min ms"))]
+                for row, v in latency.items()])
         tr.write_line("")
     if whole := summary.get("whole run"):
         tr.write_line("whole pytest --chunkeval run (fastest round)")
-        _table(tr, ["state", "s", "texts embedded"], [[row, _fmt(v.get("s")), _fmt(v.get("embedded"))] for row, v in whole.items()])
+        _table(tr, ["state", "s", "texts embedded"],
+               [[row, _fmt(v.get("s")), _fmt(v.get("embedded"))] for row, v in whole.items()])
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config

@@ -157,7 +157,7 @@ def test_throughput_ratios(benchmark, files, throughput) -> None:
     benchmark.extra_info["ratio_single"] = round(chunk_mbs / parse_mbs, 3)
     benchmark.extra_info["ratio_pool"] = round(pool_mbs / parse_mbs, 3)
     throughput[pool_label] = pool_mbs
-    print("\nthroughput MB/s on %.2f MB: " % mb + ", ".join(f"{k}={v:.2f}" for k, v in numbers.items())
+    print(f"\nthroughput MB/s on {mb:.2f} MB: " + ", ".join(f"{k}={v:.2f}" for k, v in numbers.items())
           + f"; chunk/parse single process={chunk_mbs / parse_mbs:.2f}, {pool_label}={pool_mbs / parse_mbs:.2f}")
 
 

@@ -12,8 +12,9 @@ library without tests, every 4th file (~2.7 MB on CPython 3.11; ``CHUNKEVAL_BENC
 ~11 MB, ``CHUNKEVAL_BENCH_CORPUS=DIR`` another tree).
 
 Rounds: one untimed warm-up (grammars load, peers import lazily), then enough rounds to fill
-``--benchmark-max-time`` seconds, at least 3 (fewer only if ``--benchmark-min-rounds`` asks for fewer). ``extra_info``: ``MB/s`` (from the fastest
-round, the figure compare runs judge), ``MB/s mean``, ``MB``, ``files``, ``chunks``.
+``--benchmark-max-time`` seconds, at least 3 (fewer only if ``--benchmark-min-rounds`` asks for fewer).
+``extra_info``: ``MB/s`` (from the fastest round, the figure compare runs judge), ``MB/s mean``, ``MB``, ``files``,
+``chunks``.
 """
 from __future__ import annotations
 

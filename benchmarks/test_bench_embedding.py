@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 from bench_support import heavy_rounds, load_suite, note, round_times

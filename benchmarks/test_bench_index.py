@@ -56,7 +56,9 @@ def store_in(folder: Path) -> Any:  # -> pytest_chunkeval.retrieval.index.IndexS
 
 
 @pytest.mark.parametrize("size", BUILD_SIZES, ids=[f"{n}-chunks" for n in BUILD_SIZES])
-def test_index_build(benchmark: Any, request: pytest.FixtureRequest, tmp_path: Path, rows: list[Any], size: int) -> None:
+def test_index_build(
+    benchmark: Any, request: pytest.FixtureRequest, tmp_path: Path, rows: list[Any], size: int
+) -> None:
     benchmark.group = "index build: LanceDB table + full-text index (suites/pystdlib ast chunks)"
     chunk_rows = rows[:size]
     if len(chunk_rows) < size:
@@ -104,7 +106,8 @@ def test_query(benchmark: Any, request: pytest.FixtureRequest, query_table: tupl
     from pytest_chunkeval.retrieval.index import RETRIEVAL_MODES
 
     if mode not in RETRIEVAL_MODES:
-        pytest.skip(f"retrieval mode {mode} is gone from pytest_chunkeval.retrieval.index (it has {', '.join(RETRIEVAL_MODES)})")
+        pytest.skip(f"retrieval mode {mode} is gone from pytest_chunkeval.retrieval.index"
+                    f" (it has {', '.join(RETRIEVAL_MODES)})")
     store, table, n_rows = query_table
     depth = Settings().depth
     benchmark.group = f"query latency: one query per round, LanceDB table of {n_rows:,} chunks, depth {depth}"
@@ -112,13 +115,13 @@ def test_query(benchmark: Any, request: pytest.FixtureRequest, query_table: tupl
     rounds = min(query_count(), len(queries))
     picked = [queries[i * len(queries) // rounds] for i in range(rounds)]
     vectors = unit_vectors(len(picked), seed=1)
-    feed = cycle(zip(picked, vectors))
+    feed = cycle(zip(picked, vectors, strict=True))
 
     def next_query() -> tuple[tuple[Any, ...], dict[str, Any]]:
         text, vector = next(feed)
         return (table, vector, text, mode, depth), {}
 
-    for text, vector in zip(picked[:5], vectors[:5]):  # warm-up: open the table, load the FTS index
+    for text, vector in zip(picked[:5], vectors[:5], strict=True):  # warm-up: open the table, load the FTS index
         store.search(table, vector, text, mode, depth)
     benchmark.pedantic(store.search, setup=next_query, rounds=rounds, warmup_rounds=0)
 

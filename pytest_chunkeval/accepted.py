@@ -30,7 +30,7 @@ class AcceptedMisses:
     dirty: bool = False
 
     @classmethod
-    def load(cls, suite_dir: Path) -> "AcceptedMisses":
+    def load(cls, suite_dir: Path) -> AcceptedMisses:
         path = suite_dir / FILE_NAME
         if not path.is_file():
             return cls(path)
@@ -42,7 +42,8 @@ class AcceptedMisses:
             raise ValueError(f"{where}: not valid YAML ({getattr(exc, 'problem', None) or exc}); fix it or delete the "
                              "file and record again with --chunkeval-accept-misses") from None
         shape_ok = isinstance(raw, dict) and all(
-            isinstance(v, dict) and all(ids is None or isinstance(ids, list) for ids in v.values()) for v in raw.values()
+            isinstance(v, dict) and all(ids is None or isinstance(ids, list) for ids in v.values())
+            for v in raw.values()
         )
         if not shape_ok:
             raise ValueError(f"{path}: expected a mapping of settings -> strategy -> [query ids]")

@@ -15,9 +15,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 
 class BaseRefError(Exception):
@@ -99,7 +100,7 @@ def _command(req: BaseRequest, base_root: Path, suites: list[str], report: Path)
     return [*cmd, *suites]
 
 
-def evaluate_base(req: BaseRequest, say: Callable[[str], None] = lambda s: None) -> BaseEvaluation:
+def evaluate_base(req: BaseRequest, say: Callable[[str], object] = lambda s: None) -> BaseEvaluation:
     """Check out ``req.ref`` in a temporary worktree, evaluate the same suites there, return its report.
 
     The worktree is removed afterwards whatever happens; the subprocess's log is kept in the cache folder when it

@@ -50,7 +50,8 @@ def _link_problem(path: Path, real_root: Path) -> str | None:
     if not target.exists():
         return f"broken symbolic link to {target}"
     if target.is_dir():
-        return f"symbolic link to the folder {target.relative_to(real_root).as_posix() or '.'} of the corpus (not followed)"
+        return (f"symbolic link to the folder {target.relative_to(real_root).as_posix() or '.'}"
+                " of the corpus (not followed)")
     return None
 
 

@@ -39,7 +39,7 @@ class WorkerResults:
         return json.dumps(self.__dict__, allow_nan=False)
 
     @classmethod
-    def loads(cls, text: str) -> "WorkerResults":
+    def loads(cls, text: str) -> WorkerResults:
         data = json.loads(text)
         data["outcomes"] = [tuple(o) for o in data.get("outcomes", [])]
         return cls(**data)
@@ -57,7 +57,9 @@ def merge(
             into = entries.setdefault(key, {**entry, "strategies": {}})
             for name, strategy in entry["strategies"].items():
                 # A strategy another worker evaluated fully wins over a placeholder; both are whole otherwise.
-                if name not in into["strategies"] or into["strategies"][name].get("skipped") and not strategy.get("skipped"):
+                if name not in into["strategies"] or (
+                    into["strategies"][name].get("skipped") and not strategy.get("skipped")
+                ):
                     into["strategies"][name] = strategy
         for name, n in part.embedding.items():
             merged.embedding[name] = merged.embedding.get(name, 0) + n

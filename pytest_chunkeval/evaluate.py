@@ -8,9 +8,10 @@ and searched once per mode: a result per (suite, strategy, mode), sharing everyt
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -306,9 +307,11 @@ class Evaluator:
         key = suite.path.resolve()
         if key not in self._query_vectors:
             texts = [q.text for q in suite.queries]
-            vectors, counts = self.embedder.encode(texts, self.progress(f"embedding {suite.name} · queries", len(texts)))
+            vectors, counts = self.embedder.encode(
+                texts, self.progress(f"embedding {suite.name} · queries", len(texts))
+            )
             self.query_embed.add(counts)
-            self._query_vectors[key] = {q.id: v for q, v in zip(suite.queries, vectors)}
+            self._query_vectors[key] = {q.id: v for q, v in zip(suite.queries, vectors, strict=False)}
         return self._query_vectors[key]
 
     def _line_metrics(self, run: StrategyRun) -> None:
@@ -337,7 +340,10 @@ class Evaluator:
                     fresh.append((key, cached))
                 hits = cached
             ranked = sort_ranking(
-                Ranked(h.chunk_id, by_id[h.chunk_id].path, by_id[h.chunk_id].start_line, by_id[h.chunk_id].end_line, h.score)
+                Ranked(
+                    h.chunk_id, by_id[h.chunk_id].path, by_id[h.chunk_id].start_line, by_id[h.chunk_id].end_line,
+                    h.score,
+                )
                 for h in hits
                 if h.chunk_id in by_id
             )[:k]

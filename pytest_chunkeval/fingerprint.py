@@ -7,15 +7,15 @@ weights, and this package's index layout. Change any of them and the fingerprint
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from pytest_chunkeval.strategy import Contract, Registration
 
 INDEX_LAYOUT_VERSION = "1"
 
 
-def _hash_files(h: "hashlib._Hash", paths: Iterable[Path]) -> None:
+def _hash_files(h: hashlib._Hash, paths: Iterable[Path]) -> None:
     for path in sorted({Path(p).resolve() for p in paths}):
         h.update(path.name.encode("utf-8") + b"\0")
         try:
@@ -31,7 +31,7 @@ def strategy_fingerprint(reg: Registration, strategy: Contract) -> str:
     :func:`index_fingerprint` takes as well.
     """
     h = hashlib.sha256()
-    h.update(f"{reg.name}\0{strategy.version}\0".encode("utf-8"))
+    h.update(f"{reg.name}\0{strategy.version}\0".encode())
     origin_file = Path(reg.origin.rsplit(":", 1)[0])
     _hash_files(h, [*strategy.code_files, origin_file])
     _hash_files(h, strategy.source_files)

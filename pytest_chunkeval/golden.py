@@ -189,7 +189,8 @@ def load_golden(path: Path | str) -> GoldenSuite:
                 continue
             if key not in corpus.files:
                 reason = corpus.skipped.get(key)
-                problem(at + ("path",), f"{rel!r} is not a readable file in the corpus {corpus_dir}" + (f" ({reason})" if reason else ""))
+                problem(at + ("path",), f"{rel!r} is not a readable file in the corpus {corpus_dir}"
+                        + (f" ({reason})" if reason else ""))
                 continue
             lines = item.get("lines")
             if lines is not None:

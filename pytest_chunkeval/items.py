@@ -7,7 +7,8 @@ vector,hybrid``) a golden file collects one node per strategy and mode, ``…::f
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -18,18 +19,18 @@ if TYPE_CHECKING:
     from pytest_chunkeval.evaluate import QueryOutcome, StrategyRun
     from pytest_chunkeval.session import ChunkevalState
 
-STATE_KEY: pytest.StashKey["ChunkevalState"] = pytest.StashKey()
+STATE_KEY: pytest.StashKey[ChunkevalState] = pytest.StashKey()
 QUALITY_CHECKS = ("lossless", "size-limit", "token-window")
 
 
-def state_of(node: pytest.Item | pytest.Collector) -> "ChunkevalState":
+def state_of(node: pytest.Item | pytest.Collector) -> ChunkevalState:
     return node.config.stash[STATE_KEY]
 
 
 class GoldenFile(pytest.File):
     """A golden suite file (YAML or JSONL)."""
 
-    def collect(self) -> Iterator[pytest.Node]:
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         state = state_of(self)
         try:
             suite = state.suite(self.path)
@@ -99,7 +100,7 @@ class EvalItem(pytest.Item):
         assert isinstance(self.parent, StrategyNode)
         return self.parent
 
-    def evaluation(self) -> "StrategyRun":
+    def evaluation(self) -> StrategyRun:
         """The (memoised) evaluation of this item's strategy on its suite.
 
         A failed evaluation is reported in full by the first item that asks; every later item of the same
@@ -148,7 +149,7 @@ class QueryFixed(AssertionError):
     pass
 
 
-def describe_outcome(outcome: "QueryOutcome", k: int) -> list[str]:
+def describe_outcome(outcome: QueryOutcome, k: int) -> list[str]:
     from pytest_chunkeval.scoring.metrics import chunk_grade
 
     q = outcome.query
@@ -157,13 +158,15 @@ def describe_outcome(outcome: "QueryOutcome", k: int) -> list[str]:
         span = f" lines {r.lines[0]}-{r.lines[1]}" if r.lines else ""
         lines.append(f"  {r.path}{span} (grade {r.grade})")
     lines.append(f"top {k} retrieved:")
-    for i, r in enumerate(outcome.ranking, 1):
-        mark = "✓" if chunk_grade(r.path, r.start_line, r.end_line, q.relevant) else " "
-        lines.append(f"  {i:2d}. {mark} {r.path}:{r.start_line}-{r.end_line}  score {r.score:.4f}")
+    for i, hit in enumerate(outcome.ranking, 1):
+        mark = "✓" if chunk_grade(hit.path, hit.start_line, hit.end_line, q.relevant) else " "
+        lines.append(f"  {i:2d}. {mark} {hit.path}:{hit.start_line}-{hit.end_line}  score {hit.score:.4f}")
     if not outcome.ranking:
         lines.append("  (nothing)")
     m = outcome.metrics
-    lines.append("metrics: " + ", ".join(f"{mode} " + " ".join(f"{k_}={v:.3f}" for k_, v in m[mode].items()) for mode in m))
+    lines.append(
+        "metrics: " + ", ".join(f"{mode} " + " ".join(f"{k_}={v:.3f}" for k_, v in m[mode].items()) for mode in m)
+    )
     return lines
 
 
@@ -225,7 +228,8 @@ class QualityItem(EvalItem):
                 pytest.skip(f"{name} does not claim to be lossless (line coverage {q.coverage:.1%})")
             if q.uncovered:
                 raise ReportedFailure(
-                    f"{name} claims to be lossless but {len(q.uncovered)} of {q.lines_checked} non-blank lines are in no chunk:\n"
+                    f"{name} claims to be lossless but {len(q.uncovered)} of {q.lines_checked} non-blank lines"
+                    " are in no chunk:\n"
                     + "\n".join(f"  {u}" for u in q.uncovered[:15])
                 )
         elif self.check == "size-limit":
@@ -233,15 +237,20 @@ class QualityItem(EvalItem):
                 pytest.skip(f"{name} declares no size limit (largest chunk: {q.largest} {q.size_unit})")
             if q.over_limit:
                 raise ReportedFailure(
-                    f"{len(q.over_limit)} of {q.chunks} chunks exceed {name}'s limit of {q.max_chunk_size} {q.size_unit}:\n"
+                    f"{len(q.over_limit)} of {q.chunks} chunks exceed {name}'s limit of"
+                    f" {q.max_chunk_size} {q.size_unit}:\n"
                     + "\n".join(f"  {o}" for o in q.over_limit[:15])
                 )
         elif self.check == "token-window":
-            summary = f"{q.over_window} of {q.chunks} chunks ({q.window_share:.1%}) exceed the embedder's {q.window_tokens}-token window and are truncated"
+            summary = (f"{q.over_window} of {q.chunks} chunks ({q.window_share:.1%}) exceed the embedder's"
+                       f" {q.window_tokens}-token window and are truncated")
             if not q.fits_window:
                 pytest.skip(f"{name} does not promise to fit the window: {summary}")
             if q.over_window:
-                raise ReportedFailure(f"{name} promises every chunk fits, but {summary}:\n" + "\n".join(f"  {e}" for e in q.over_window_examples))
+                raise ReportedFailure(
+                    f"{name} promises every chunk fits, but {summary}:\n"
+                    + "\n".join(f"  {e}" for e in q.over_window_examples)
+                )
 
 
 
@@ -281,7 +290,8 @@ class GateItem(EvalItem):
             if self.gate != "index-size":
                 lines.append(f"worst queries ({metric}, {t.mode} mode, candidate vs baseline):")
                 lines += [
-                    f"  {q}: {run.outcomes[q].metrics[t.mode][metric]:.3f} vs {base.outcomes[q].metrics[t.mode][metric]:.3f}"
+                    f"  {q}: {run.outcomes[q].metrics[t.mode][metric]:.3f}"
+                    f" vs {base.outcomes[q].metrics[t.mode][metric]:.3f}"
                     f" — {run.outcomes[q].query.text}"
                     for q in worst
                 ]

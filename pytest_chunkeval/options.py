@@ -75,7 +75,7 @@ class Options:
         return name != self.baseline and (name in self.gate_candidates or "all" in self.gate_candidates)
 
     @property
-    def policy(self) -> "Policy":
+    def policy(self) -> Policy:
         from pytest_chunkeval.scoring.comparison import Policy
 
         return Policy(k=self.k, tolerance=self.regression_tolerance, alpha=self.regression_alpha,
@@ -109,7 +109,8 @@ class Options:
              f"chunkeval_gate_mode must be file or chunk, got {self.thresholds.mode!r}"),
             (self.thresholds.size_measure in SIZE_MEASURES,
              f"chunkeval_gate_size_measure must be {', '.join(SIZE_MEASURES)}, got {self.thresholds.size_measure!r}"),
-            (self.thresholds.recall_drop >= 0, f"chunkeval_gate_recall_drop must be >= 0, got {self.thresholds.recall_drop}"),
+            (self.thresholds.recall_drop >= 0,
+             f"chunkeval_gate_recall_drop must be >= 0, got {self.thresholds.recall_drop}"),
             (self.thresholds.size_increase >= 0,
              f"chunkeval_gate_size_increase must be >= 0, got {self.thresholds.size_increase}"),
             (bool(self.baseline.strip()), "--chunkeval-baseline / chunkeval_baseline must name a strategy"),
@@ -184,7 +185,8 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--chunkeval-annotations", action="store_true", default=False,
                     help="print a GitHub Actions ::error annotation for each failed evaluation item")
     group.addoption("--chunkeval-accept-misses", action="store_true", default=False,
-                    help="record every query a strategy misses in the suite's accepted_misses.yaml (like --snapshot-update)")
+                    help="record every query a strategy misses in the suite's accepted_misses.yaml"
+                         " (like --snapshot-update)")
     group.addoption("--chunkeval-no-progress", action="store_true", default=False, help="no progress lines")
     group.addoption("--chunkeval-clean", action="store_true", default=False,
                     help="before evaluating, drop index tables no current suite and strategy uses and old table "
@@ -217,7 +219,8 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("chunkeval_regression_size_increase",
                   "index growth against the same strategy on the base that fails (relative)", type="float",
                   default=0.50)
-    parser.addini("chunkeval_gate_candidates", "strategies that get gate items (names, or all)", type="linelist", default=[])
+    parser.addini("chunkeval_gate_candidates", "strategies that get gate items (names, or all)", type="linelist",
+                  default=[])
     parser.addini("chunkeval_gate_ndcg_gain", "minimum relative NDCG@k gain over the baseline", type="float",
                   default=0.10)
     parser.addini("chunkeval_gate_recall_drop", "maximum Recall@k drop in absolute points (0.05 = 5 points)",

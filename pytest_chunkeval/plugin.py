@@ -46,7 +46,9 @@ def pytest_configure(config: pytest.Config) -> None:
                 config.pluginmanager.register(module, f"chunkeval-strategies-{module.__name__}")
     if options is None:
         return
-    if str(getattr(config.option, "markexpr", "")).strip() == "chunkeval" and hasattr(config.option, "disable_unused_snapshots"):
+    if str(getattr(config.option, "markexpr", "")).strip() == "chunkeval" and hasattr(
+        config.option, "disable_unused_snapshots"
+    ):
         # An evaluation-only run (-m chunkeval) runs no snapshot test, so syrupy's "unused snapshots" verdict means
         # nothing there; with -k it would still match snapshot names against the keyword and fail the run.
         config.option.disable_unused_snapshots = True
@@ -149,7 +151,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def _clean_index(session: pytest.Session) -> None:
     """--chunkeval-clean: once per run (the xdist controller, never a worker), before anything is evaluated."""
     state = _state(session.config)
-    if not session.config.getoption("chunkeval_clean") or is_worker(session.config) or session.config.option.collectonly:
+    if (
+        not session.config.getoption("chunkeval_clean")
+        or is_worker(session.config)
+        or session.config.option.collectonly
+    ):
         return
     if state is None:
         raise pytest.UsageError("--chunkeval-clean cleans the index before an evaluation: add --chunkeval")
@@ -237,9 +243,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.options.step_summary:
         from pytest_chunkeval.output.markdown import append_step_summary
 
-        target = os.environ.get("GITHUB_STEP_SUMMARY")
-        if target:
-            append_step_summary(summary, Path(target))
+        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if step_summary:
+            append_step_summary(summary, Path(step_summary))
     if state.options.chart is not None:
         from pytest_chunkeval.output.chart import write_chart
 

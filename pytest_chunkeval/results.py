@@ -15,8 +15,9 @@ one searched another way.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.retrieval.index import SIZE_MEASURE
 from pytest_chunkeval.scoring.metrics import Ranked, Relevant, chunk_grade
@@ -49,7 +50,7 @@ class Interval:
     n: int
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Interval":
+    def from_dict(cls, d: Mapping[str, Any]) -> Interval:
         return cls(float(d["mean"]), float(d["ci_low"]), float(d["ci_high"]), int(d.get("n", 0)))
 
     def as_dict(self) -> dict[str, Any]:
@@ -84,14 +85,15 @@ class QuerySpec:
         return {
             "query": self.text,
             "relevant": [
-                {"path": r.path, **({"lines": list(r.lines)} if r.lines else {}), "grade": r.grade} for r in self.relevant
+                {"path": r.path, **({"lines": list(r.lines)} if r.lines else {}), "grade": r.grade}
+                for r in self.relevant
             ],
         }
 
     @classmethod
-    def from_dict(cls, qid: str, d: Mapping[str, Any]) -> "QuerySpec":
+    def from_dict(cls, qid: str, d: Mapping[str, Any]) -> QuerySpec:
         rel = tuple(
-            Relevant(r["path"], tuple(r["lines"]) if r.get("lines") else None, int(r.get("grade", 1)))  # type: ignore[arg-type]
+            Relevant(r["path"], tuple(r["lines"]) if r.get("lines") else None, int(r.get("grade", 1)))
             for r in d.get("relevant", [])
         )
         return cls(qid, str(d.get("query", "")), rel)
@@ -143,7 +145,7 @@ class IndexInfo:
 def chunks_digest(chunks: Any) -> str:
     h = hashlib.sha256()
     for cid, c in chunks:
-        h.update(f"{cid}\0{c.path}\0{c.start_line}\0{c.end_line}\0{c.kind}\0".encode("utf-8"))
+        h.update(f"{cid}\0{c.path}\0{c.start_line}\0{c.end_line}\0{c.kind}\0".encode())
         h.update(c.text.encode("utf-8") + b"\0")
     return h.hexdigest()
 
@@ -186,7 +188,7 @@ class StrategyResult:
 
     # -- construction ----------------------------------------------------------------------------------------
     @classmethod
-    def from_run(cls, run: "StrategyRun", suite_key: str, label: str = "") -> "StrategyResult":
+    def from_run(cls, run: StrategyRun, suite_key: str, label: str = "") -> StrategyResult:
         if run.skipped:
             return cls(suite_key, run.name, skipped=run.skipped, mode=run.mode, label=label)
         index = IndexInfo(
@@ -212,7 +214,7 @@ class StrategyResult:
         )
 
     @classmethod
-    def from_entry(cls, suite_key: str, name: str, entry: Mapping[str, Any], mode: str = "") -> "StrategyResult":
+    def from_entry(cls, suite_key: str, name: str, entry: Mapping[str, Any], mode: str = "") -> StrategyResult:
         """From a JSON report entry keyed ``name`` (its label); tolerant of older reports that lack newer fields.
         ``mode`` is the report's retrieval mode, for entries written before each said its own."""
         label, name, mode = name, str(entry.get("strategy") or name), str(entry.get("retrieval") or mode)
@@ -297,14 +299,14 @@ class SuiteResult:
         return next((s for s in self.strategies.values() if s.name == name and s.mode in (mode, "")), None)
 
     @classmethod
-    def from_suite(cls, key: str, suite: "GoldenSuite", corpus_key: str) -> "SuiteResult":
+    def from_suite(cls, key: str, suite: GoldenSuite, corpus_key: str) -> SuiteResult:
         return cls(
             key, suite.name, corpus_key, len(suite.corpus.files), dict(suite.corpus.skipped),
             {q.id: QuerySpec(q.id, q.text, tuple(q.relevant)) for q in suite.queries}, file_lines=suite.file_lines(),
         )
 
     @classmethod
-    def from_entry(cls, key: str, entry: Mapping[str, Any], mode: str = "") -> "SuiteResult":
+    def from_entry(cls, key: str, entry: Mapping[str, Any], mode: str = "") -> SuiteResult:
         specs = entry.get("query_set") or {}
         suite = cls(
             key, str(entry.get("name", "")), str(entry.get("corpus", "")), int(entry.get("files", 0)),
@@ -336,7 +338,7 @@ def suites_from_report(report: Mapping[str, Any]) -> dict[str, SuiteResult]:
     return {key: SuiteResult.from_entry(key, entry, mode) for key, entry in (report.get("suites") or {}).items()}
 
 
-def suite_key(path: "Path", root: "Path") -> str:
+def suite_key(path: Path, root: Path) -> str:
     """How reports name a suite: its golden file relative to the project root (absolute when outside it)."""
     try:
         return path.resolve().relative_to(root.resolve()).as_posix()
@@ -345,7 +347,7 @@ def suite_key(path: "Path", root: "Path") -> str:
 
 
 def collect(
-    runs: "Iterable[StrategyRun]", root: "Path", baseline: str, modes: tuple[str, ...] = ()
+    runs: Iterable[StrategyRun], root: Path, baseline: str, modes: tuple[str, ...] = ()
 ) -> dict[str, SuiteResult]:
     """Typed results of every run, by suite; per retrieval mode (in ``modes`` order) the baseline first, then by
     name, so tables read "baseline, then the rest against it". Keys are :func:`row_label` s: labelled by mode only

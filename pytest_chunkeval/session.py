@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pytest_chunkeval.accepted import AcceptedMisses, settings_key
 from pytest_chunkeval.discovery import discover_suites, load_strategy_modules
@@ -24,7 +25,7 @@ class LineProgress:
     readable.
     """
 
-    def __init__(self, write: Callable[[str], None], tty: bool) -> None:
+    def __init__(self, write: Callable[[str], object], tty: bool) -> None:
         self.write = write
         self.tty = tty
 
@@ -43,7 +44,9 @@ class LineProgress:
             if self.tty and (finished or now - state["shown"] > 0.25):
                 state["shown"] = now
                 rate = state["done"] / max(now - start, 1e-9)
-                self.write(f"\r[chunkeval] {description}: {state['done']}/{total} ({rate:.0f}/s)" + ("\n" if finished else ""))
+                self.write(
+                    f"\r[chunkeval] {description}: {state['done']}/{total} ({rate:.0f}/s)" + ("\n" if finished else "")
+                )
             elif finished and not self.tty:
                 self.write(f"[chunkeval] {description}: done in {now - start:.1f}s\n")
 
@@ -53,7 +56,7 @@ class LineProgress:
 @dataclass
 class ChunkevalState:
     options: Options
-    write: Callable[[str], None] = field(default=lambda s: sys.stderr.write(s))
+    write: Callable[[str], object] = field(default=lambda s: sys.stderr.write(s))
     tty: bool = False
     suites: dict[Path, GoldenSuite] = field(default_factory=dict)
     strategies: dict[str, Any] = field(default_factory=dict)
@@ -67,7 +70,7 @@ class ChunkevalState:
     _base: Any = None  # base_ref.BaseEvaluation, or the BaseRefError that stopped it
     _base_suites: dict[str, Any] | None = None  # suite key -> results.SuiteResult on the base side
     _comparisons: dict[tuple[str, str], Any] = field(default_factory=dict)
-    failed_evaluations: dict[tuple[Path, str], str] = field(default_factory=dict)  # -> item that reported it
+    failed_evaluations: dict[tuple[Path, str, str], str] = field(default_factory=dict)  # -> item that reported it
     _base_failure_item: str | None = None  # the item that reported a failed base evaluation in full
     failed_items: list[tuple[str, str, str]] = field(default_factory=list)  # (nodeid, golden file, first line)
     _discovered: list[Path] | None = None
@@ -345,7 +348,7 @@ class ChunkevalState:
             return None
         result = base.find(name, mode or self.options.retrieval_modes[0]) if base is not None else None
         spec = next((q for q in suite.queries if q.id == query_id), None)
-        if result is None or result.skipped or spec is None or query_id not in result.queries:
+        if base is None or result is None or result.skipped or spec is None or query_id not in result.queries:
             return None
         before = base.queries.get(query_id)
         if before is not None and (before.text, before.relevant) != (spec.text, tuple(spec.relevant)):

@@ -11,10 +11,12 @@ its fingerprint. The rest of the package reads the contract, never the strategy 
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.scoring.sizing import check_unit, default_tokens, text_size
@@ -68,6 +70,8 @@ class Strategy:
     lossless: bool = True
     stat_keys: tuple[str, ...] = ()
     _fits_window: bool = False
+    _counts: dict[str, int]  # set on first use (see _counters, reset_stats); declared here for its type only
+    _warnings: list[str]
 
     def chunk(self, path: str, text: str) -> list[Chunk]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -217,7 +221,7 @@ class Contract:
         if self._reset is not None:
             self._reset()
 
-    def bind(self, model: TokenModel) -> "Contract":
+    def bind(self, model: TokenModel) -> Contract:
         """The contract for ``model``: the strategy sizes in its tokens and the window limit and promise follow it."""
         return resolve(self.strategy, name=self.name, model=model)
 
@@ -239,10 +243,8 @@ def resolve(obj: Any, *, name: str | None = None, model: TokenModel | None = Non
     if chunk is None:
         raise TypeError(f"{where} returned {type(obj).__name__}, which has no chunk()")
     if not getattr(obj, "name", None) and name:
-        try:
+        with contextlib.suppress(AttributeError):
             obj.name = name
-        except AttributeError:
-            pass
     label = str(getattr(obj, "name", "") or name or type(obj).__name__)
     use_model = _method(obj, "use_model")
     if model is not None and use_model is not None:

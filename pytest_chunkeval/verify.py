@@ -68,7 +68,7 @@ def load_golden(path: Path) -> dict[str, list[tuple[str, tuple[int, int] | None,
     """
     text = Path(path).read_text(encoding="utf-8")
     if Path(path).suffix.lower() == ".jsonl":
-        raw = [json.loads(line) for line in text.splitlines() if line.strip()]
+        raw: Any = [json.loads(line) for line in text.splitlines() if line.strip()]
         if raw and isinstance(raw[0], Mapping) and "id" not in raw[0] and "query" not in raw[0]:
             raw = raw[1:]
     else:

@@ -1,4 +1,5 @@
-"""Peer: LangChain's RecursiveCharacterTextSplitter.from_language (1,000 chars, no overlap); skipped if not installed."""
+"""Peer: LangChain's RecursiveCharacterTextSplitter.from_language (1,000 chars, no overlap); skipped if not
+installed."""
 from pytest_chunkeval import strategy
 from pytest_chunkeval.chunking.peers import LangchainRecursive
 

@@ -76,7 +76,7 @@ def check_invariants(code: str, path: str, chunks: list, max_size: int, unit: st
         assert chunks == []
         return
     assert chunks[0].start_byte == 0 and chunks[-1].end_byte == len(data)
-    for prev, nxt in zip(chunks, chunks[1:]):
+    for prev, nxt in zip(chunks, chunks[1:], strict=False):
         assert prev.end_byte == nxt.start_byte
     for c in chunks:
         assert c.start_byte < c.end_byte, "no empty chunks"

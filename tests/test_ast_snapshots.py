@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_chunk_snapshots import ChunkSnapshotExtension, render_chunks
 
 from pytest_chunkeval.discovery import strategies_in
-from test_chunk_snapshots import ChunkSnapshotExtension, render_chunks
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "golden" / "polyglot" / "corpus"

@@ -303,7 +303,7 @@ def test_unknown_languages_fall_back_like_ast() -> None:
     chunks = function_level_chunks(text, "notes.avap", stats=stats)
     reference = ast_chunks(text, "notes.avap", preserve_context=False)
     assert len(chunks) == len(reference) > 1
-    for mine, ref in zip(chunks, reference):
+    for mine, ref in zip(chunks, reference, strict=True):
         assert ref.start_byte <= mine.start_byte < mine.end_byte <= ref.end_byte
         assert mine.text.strip() == ref.text.strip()
     assert {c.kind for c in chunks} == {"text"} and stats["fallback_files"] == 1

@@ -188,7 +188,7 @@ def test_from_docs_blanks_comments_and_keeps_line_numbers(docs_suite: tuple[Path
         before = (src / rel).read_text().split("\n")
         after = (out / "corpus" / rel).read_text().split("\n")
         assert len(before) == len(after), rel
-        changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+        changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
         assert changed and all(after[i] == "" for i in changed), rel
         assert not any(q in "\n".join(after) for q in ("shoelace", "ceiling.\n", "byte budget", "oldest slot", "hosts file"))
     go = (out / "corpus" / "server/retry.go").read_text().split("\n")

@@ -1,7 +1,7 @@
 """Chunk quality checks on hand-made chunks: what counts as kept, over the limit, truncated, tiny."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from pytest_chunkeval.chunk import line_starts, span_chunk
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker

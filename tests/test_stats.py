@@ -97,7 +97,7 @@ def test_small_samples_are_enumerated_exactly():
     d = [0.3, -0.1, 0.2, 0.25, 0.05]
     observed = abs(sum(d)) / len(d)
     extreme = sum(
-        abs(sum(s * x for s, x in zip(signs, d))) / len(d) >= observed - 1e-12
+        abs(sum(s * x for s, x in zip(signs, d, strict=True))) / len(d) >= observed - 1e-12
         for signs in itertools.product([1, -1], repeat=len(d))
     )
     assert paired_test(d, [0.0] * 5) == pytest.approx(extreme / 32)

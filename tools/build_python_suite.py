@@ -113,9 +113,7 @@ def informative(sentence: str, func_name: str, class_name: str | None) -> bool:
     own = name_tokens(func_name) | (name_tokens(class_name) if class_name else set())
     novel = [w for w in content if w not in own]
     # "Mostly the function's own name": fewer than two words the name does not already say.
-    if len(novel) < 2 or len(novel) / len(content) < 0.4:
-        return False
-    return True
+    return not (len(novel) < 2 or len(novel) / len(content) < 0.4)
 
 
 # --------------------------------------------------------------------------- ast
@@ -407,7 +405,7 @@ def unique_ids(keys: list[tuple[str, str]]) -> list[str]:
     for i in ids:
         seen[i] = seen.get(i, 0) + 1
     out = []
-    for (rel, qual), i in zip(keys, ids):
+    for (rel, qual), i in zip(keys, ids, strict=True):
         if seen[i] > 1:
             digest = hashlib.sha1(f"{rel}:{qual}".encode()).hexdigest()[:8]
             i = i[: MAX_ID_LEN - 9].rstrip("-") + "-" + digest
@@ -418,12 +416,15 @@ def unique_ids(keys: list[tuple[str, str]]) -> list[str]:
 
 def describe_source(stdlib: Path, default: bool) -> str:
     if default:
-        return f"CPython {sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro} standard library (Lib/)"
+        return (f"CPython {sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"
+                " standard library (Lib/)")
     return f"Python standard library directory '{stdlib.name}'"
 
 
 def build(stdlib: Path, out: Path, n_files: int, n_queries: int, seed: int, source_label: str, command: str) -> dict:
-    stats = {k: 0 for k in ("skipped_size", "skipped_encoding", "skipped_linebreaks", "skipped_generated", "skipped_syntax")}
+    stats = {
+        k: 0 for k in ("skipped_size", "skipped_encoding", "skipped_linebreaks", "skipped_generated", "skipped_syntax")
+    }
     pool = scan_stdlib(stdlib, stats)
     drop_ambiguous(pool)
     # Code duplicated elsewhere in the pool makes the relevance label incomplete: drop those.
@@ -459,7 +460,7 @@ def build(stdlib: Path, out: Path, n_files: int, n_queries: int, seed: int, sour
     ids = unique_ids([(r[0], r[1]) for r in records])
     queries = [
         {"id": i, "query": q, "relevant": [{"path": rel, "lines": [start, end]}]}
-        for i, (rel, _qual, q, start, end) in zip(ids, records)
+        for i, (rel, _qual, q, start, end) in zip(ids, records, strict=True)
     ]
     header = (
         f"# pystdlib: a golden suite of real Python code for pytest-chunkeval.\n"
@@ -550,9 +551,12 @@ https://docs.python.org/3/license.html). They are modified only as described bel
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stdlib", type=Path, default=None, help="stdlib directory (default: this interpreter's)")
-    parser.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), help=f"output suite directory (default: {DEFAULT_OUT})")
-    parser.add_argument("--files", type=int, default=DEFAULT_FILES, help=f"number of corpus files (default: {DEFAULT_FILES})")
-    parser.add_argument("--queries", type=int, default=DEFAULT_QUERIES, help=f"number of queries (default: {DEFAULT_QUERIES})")
+    parser.add_argument("--out", type=Path, default=Path(DEFAULT_OUT),
+                        help=f"output suite directory (default: {DEFAULT_OUT})")
+    parser.add_argument("--files", type=int, default=DEFAULT_FILES,
+                        help=f"number of corpus files (default: {DEFAULT_FILES})")
+    parser.add_argument("--queries", type=int, default=DEFAULT_QUERIES,
+                        help=f"number of queries (default: {DEFAULT_QUERIES})")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default: {DEFAULT_SEED})")
     args = parser.parse_args(argv)
 
@@ -572,7 +576,9 @@ def main(argv: list[str] | None = None) -> int:
     if not default_stdlib:
         command += " --stdlib <dir>"
     args.out.mkdir(parents=True, exist_ok=True)
-    counts = build(stdlib, args.out, args.files, args.queries, args.seed, describe_source(stdlib, default_stdlib), command)
+    counts = build(
+        stdlib, args.out, args.files, args.queries, args.seed, describe_source(stdlib, default_stdlib), command
+    )
     print(
         f"files={counts['files']} bytes={counts['bytes']} queries={counts['queries']} "
         f"files_with_queries={counts['files_with_queries']} packages={counts['packages']} "

@@ -39,6 +39,7 @@ class FixedSizeChunker(Strategy):
     name = "fixed_size"
     version = "1"
     description = "1,000-character windows, 100 overlap (the seed's chunkText)"
+    max_chunk_size: int  # always a number of characters here (set in __init__), never WINDOW or None
 
     def __init__(self, max_chunk_size: int = 1000, overlap: int = 100, name: str | None = None) -> None:
         window_spans(1, max_chunk_size, overlap)  # validate early, with the same messages

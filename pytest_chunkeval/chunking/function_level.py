@@ -30,8 +30,9 @@ engine knows (:mod:`pytest_chunkeval.chunking.ast.languages`):
 
 Chunks cover the file in order: between two chunks there are only whole blank lines (a chunk's lines start at
 its first line with text and end at its last one), so every non-blank line is in exactly one chunk (lossless by
-construction), and every chunk is at most ``max_chunk_size`` in ``size_unit``. Chunk kinds: ``function`` (a function or a piece of
-one), ``class`` (a class's own text), ``remainder`` (module-level text) and ``text`` (no grammar).
+construction), and every chunk is at most ``max_chunk_size`` in ``size_unit``. Chunk kinds: ``function`` (a
+function or a piece of one), ``class`` (a class's own text), ``remainder`` (module-level text) and ``text`` (no
+grammar).
 """
 from __future__ import annotations
 

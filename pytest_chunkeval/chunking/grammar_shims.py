@@ -26,9 +26,10 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from pytest_chunkeval.chunking.ast.languages import LANGUAGES
 
@@ -141,7 +142,7 @@ def no_bulk_download() -> Iterator[None]:
     """While CodeChunker is built: its ``download_all()`` (called when 19 or fewer grammars are cached, to fetch
     all 300-odd) becomes a no-op. Every language the adapter asks for is already loadable through a shim; this only
     stops a network call for grammars nobody uses here."""
-    pack = importlib.import_module(PACK)
+    pack: Any = importlib.import_module(PACK)  # a module object whose attribute is patched below
     original = pack.download_all
     pack.download_all = lambda: 0
     try:

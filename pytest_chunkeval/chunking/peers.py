@@ -97,6 +97,7 @@ class PeerChunker(Strategy):
     install_hint: str = ""
     stat_keys = ("files", "native_files", "fallback_files", "chunks", "unmapped_chunks", "dropped_chars")
     extensions = None  # every file: the ones the peer cannot chunk get the fallback (see the module docstring)
+    max_chunk_size: int  # always a number (set in __init__), never WINDOW or None
 
     def __init__(self, name: str | None = None, max_chunk_size: int = 1000) -> None:
         if name:
@@ -110,6 +111,10 @@ class PeerChunker(Strategy):
         if self._unavailable is False:
             self._unavailable = self.probe()
         return self._unavailable  # type: ignore[return-value]
+
+    @unavailable.setter
+    def unavailable(self, reason: str | None) -> None:  # Strategy declares a settable attribute
+        self._unavailable = reason
 
     def probe(self) -> str | None:
         """Why the peer cannot run here, or ``None``. Default: every required module is importable."""
@@ -177,7 +182,7 @@ class LangchainRecursive(PeerChunker):
         if splitter is None:
             from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
-            kw = dict(chunk_size=self.max_chunk_size, chunk_overlap=self.overlap)
+            kw: dict[str, Any] = dict(chunk_size=self.max_chunk_size, chunk_overlap=self.overlap)
             splitter = (RecursiveCharacterTextSplitter.from_language(Language(language), **kw) if language
                         else RecursiveCharacterTextSplitter(**kw))
             self._splitters[language] = splitter

@@ -21,7 +21,9 @@ from pytest_chunkeval.golden import GoldenError
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="chunkeval", description="pytest-chunkeval tools")
     top = parser.add_subparsers(dest="area", required=True)
-    golden = top.add_parser("golden", help="build golden suites from a repository").add_subparsers(dest="command", required=True)
+    golden = top.add_parser("golden", help="build golden suites from a repository").add_subparsers(
+        dest="command", required=True
+    )
 
     docs = golden.add_parser("from-docs", help="queries = first sentences of documentation comments")
     docs.add_argument("src", type=Path, help="source tree to mine (any folder; a git checkout records its commit)")

@@ -88,7 +88,7 @@ def unique_ids(keys: Sequence[tuple[str, str]]) -> list[str]:
     ids = [make(rel, name) for rel, name in keys]
     counts = Counter(ids)
     out = [i if counts[i] == 1 else i[: MAX_ID_LEN - 9].rstrip("-") + "-" + _digest(rel, name)
-           for i, (rel, name) in zip(ids, keys)]
+           for i, (rel, name) in zip(ids, keys, strict=True)]
     seen: Counter[str] = Counter()
     final = []
     for i in out:
@@ -159,7 +159,7 @@ def write_suite(out: Path, corpus: dict[str, str], queries: list[SuiteQuery], me
     ordered = sorted(queries, key=lambda q: (q.spans[0], q.text))
     ids = unique_ids([q.key for q in ordered])
     records = []
-    for qid, q in zip(ids, ordered):
+    for qid, q in zip(ids, ordered, strict=True):
         record: dict[str, Any] = {"id": qid, "query": q.text,
                                   "relevant": [{"path": p, "lines": [a, b]} for p, a, b in q.spans]}
         if q.tags:

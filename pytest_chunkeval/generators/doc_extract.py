@@ -128,10 +128,13 @@ def _python_docstring(node: Any, source: bytes, lines: list[str]) -> tuple[Any, 
 def _trivial_python(stmt: Any, source: bytes) -> bool:
     text = _text(source, stmt).strip()
     return stmt.type == "pass_statement" or text in ("...",) or text.startswith("raise NotImplementedError") \
-        or (stmt.type == "expression_statement" and stmt.named_child_count == 1 and stmt.named_children[0].type == "string")
+        or (stmt.type == "expression_statement" and stmt.named_child_count == 1
+            and stmt.named_children[0].type == "string")
 
 
-def _preceding_doc(anchor: Any, source: bytes, lang: DocLanguage, comment_types: frozenset[str]) -> tuple[list[Any], int] | None:
+def _preceding_doc(
+    anchor: Any, source: bytes, lang: DocLanguage, comment_types: frozenset[str]
+) -> tuple[list[Any], int] | None:
     """The doc comment nodes right above ``anchor`` (skipping allowed in-between nodes) and the span's first row."""
     start_row = anchor.start_point[0]
     node = anchor.prev_named_sibling
@@ -179,7 +182,8 @@ def extract_docs(path: str, text: str, lang: DocLanguage) -> FileDocs:
 
 
 def _candidate(path: str, node: Any, anchor: Any, name: str, owners: tuple[str, ...], in_function: bool,
-               source: bytes, lines: list[str], lang: DocLanguage, comment_types: frozenset[str]) -> DocCandidate | None:
+               source: bytes, lines: list[str], lang: DocLanguage,
+               comment_types: frozenset[str]) -> DocCandidate | None:
     span = (anchor.start_point[0] + 1, _end_row(anchor) + 1)
     if lang.style == "docstring":
         found = _python_docstring(node, source, lines)

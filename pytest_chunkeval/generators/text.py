@@ -17,7 +17,7 @@ STOPWORDS = set(
     if else then than not no into onto over under all any each every some such which who whom
     whose what when where why how was were been being has have had do does did can could may
     might must shall should will would given new object objects value values return returns
-    returned get gets set sets self one two given""".split()
+    returned get gets set sets self one two given""".split()  # noqa: SIM905 - a word list reads better as words
 )
 UNINFORMATIVE = re.compile(
     r"^(internal|private|deprecated|undocumented|obsolete|xxx|todo|fixme|stub|dummy|placeholder|"
@@ -104,9 +104,11 @@ def strip_doc_markup(text: str) -> str:
     Applied before :func:`first_sentence`; a paragraph break is what ends the first paragraph, so block-level
     tags (``<p>``, ``<para>``) become blank lines rather than vanishing.
     """
-    text = re.sub(r"<(?:see|seealso|paramref|typeparamref)\s+(?:cref|name|langword)\s*=\s*\"(?:[A-Z]:)?([^\"]*)\"\s*/?>(?:</\w+>)?",
+    text = re.sub(r"<(?:see|seealso|paramref|typeparamref)\s+(?:cref|name|langword)"
+                  r"\s*=\s*\"(?:[A-Z]:)?([^\"]*)\"\s*/?>(?:</\w+>)?",
                   lambda m: m.group(1).rsplit(".", 1)[-1], text)
-    text = re.sub(r"</?(?:p|para|br|ul|ol|li|pre|remarks|example|returns|param[^>]*)\s*/?>", "\n\n", text, flags=re.IGNORECASE)
+    text = re.sub(r"</?(?:p|para|br|ul|ol|li|pre|remarks|example|returns|param[^>]*)\s*/?>", "\n\n", text,
+                  flags=re.IGNORECASE)
     text = re.sub(r"\{@(?:code|literal)\s+([^}]*)\}", r"\1", text)
     text = re.sub(r"\{@(?:link|linkplain|see)\s+([^}\s]*)(?:\s+([^}]*))?\}",
                   lambda m: (m.group(2) or m.group(1).replace("#", ".").strip(".")), text)
@@ -125,7 +127,8 @@ def leading_name_removed(sentence: str, name: str) -> str:
     if not name:
         return sentence
     short = re.escape(name.rsplit(".", 1)[-1].rsplit("::", 1)[-1])
-    pattern = rf"^(?:(?:the|a|an)\s+)?`?(?:[\w.:*]+[.:])?{short}(?:\(\))?`?(?:\s+(?:function|method|type|class|struct|trait|interface|enum))?(?=[\s,])\s*,?\s*"
+    pattern = (rf"^(?:(?:the|a|an)\s+)?`?(?:[\w.:*]+[.:])?{short}(?:\(\))?`?"
+               r"(?:\s+(?:function|method|type|class|struct|trait|interface|enum))?(?=[\s,])\s*,?\s*")
     rest = re.sub(pattern, "", sentence, count=1, flags=re.IGNORECASE)
     rest = re.sub(r"^(?:is|are)\s+(?=\w)", "", rest) if rest != sentence else rest  # "Client is an HTTP client"
     if rest == sentence or not rest:
@@ -138,7 +141,9 @@ def reject_reason(sentence: str, name: str, *, min_words: int = MIN_WORDS, max_w
     """Why ``sentence`` makes a poor query for the declaration ``name``, or None when it is usable."""
     if not sentence or not sentence[0].isalpha():
         return "list_like"  # bullets, numbering, stray punctuation at the start
-    if sentence.rstrip().endswith(":") or re.search(r":\s+[-*+•] |\s[-*+•]\s.*\s[-*+•]\s|\b1[.)]\s.*\b2[.)]\s", sentence):
+    if sentence.rstrip().endswith(":") or re.search(
+        r":\s+[-*+•] |\s[-*+•]\s.*\s[-*+•]\s|\b1[.)]\s.*\b2[.)]\s", sentence
+    ):
         return "list_like"
     if re.search(r"(['\"])\s+\1", sentence):
         return "list_like"  # escape sequences lost in the docstring ("b'\\n'")
@@ -149,7 +154,11 @@ def reject_reason(sentence: str, name: str, *, min_words: int = MIN_WORDS, max_w
         return "too_many_words"
     if UNINFORMATIVE.search(sentence):
         return "uninformative"
-    if "->" in sentence or re.match(r"^[\w.:]+\(.*\)", sentence) or re.match(r"^(pub |func |fn |def |public |static )", sentence):
+    if (
+        "->" in sentence
+        or re.match(r"^[\w.:]+\(.*\)", sentence)
+        or re.match(r"^(pub |func |fn |def |public |static )", sentence)
+    ):
         return "signature_like"
     content = [stem(w) for w in words if len(w) >= 3 and w.lower() not in STOPWORDS]
     if not content:

@@ -16,9 +16,11 @@ def write_chart(report: dict[str, Any], path: Path) -> None:
 
     k = report["k"]
     metric = f"ndcg@{k}"
-    suites = [(key, s) for key, s in report["suites"].items() if any(not e.get("skipped") for e in s["strategies"].values())]
+    suites = [
+        (key, s) for key, s in report["suites"].items() if any(not e.get("skipped") for e in s["strategies"].values())
+    ]
     fig, axes = plt.subplots(len(suites), 1, figsize=(10, 3.2 * max(len(suites), 1)), squeeze=False)
-    for ax, (key, suite) in zip(axes[:, 0], suites):
+    for ax, (key, suite) in zip(axes[:, 0], suites, strict=True):
         names = [n for n, e in suite["strategies"].items() if not e.get("skipped")]
         for offset, mode, colour in ((-0.2, "file", "#3b6ea8"), (0.2, "chunk", "#d98c3a")):
             means, lows, highs = [], [], []
@@ -35,7 +37,9 @@ def write_chart(report: dict[str, Any], path: Path) -> None:
         ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
         ax.set_ylim(0, 1)
         ax.set_ylabel(f"NDCG@{k}")
-        ax.set_title(f"{key} — {suite['queries']} queries, {report['retrieval']} retrieval (dotted: baseline, file mode)")
+        ax.set_title(
+            f"{key} — {suite['queries']} queries, {report['retrieval']} retrieval (dotted: baseline, file mode)"
+        )
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

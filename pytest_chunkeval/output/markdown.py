@@ -41,7 +41,9 @@ def _query_lines(q: QueryChange, k: int) -> list[str]:
         f"  - relevant: {_span(q.relevant)}; base {_rank(q.base_rank, k)} → head {_rank(q.head_rank, k)}",
         f"  - chunks over the relevant lines on base: {_chunks(q.base_chunks)}",
     ]
-    if [(c.path, c.start_line, c.end_line) for c in q.base_chunks] == [(c.path, c.start_line, c.end_line) for c in q.head_chunks]:
+    if [(c.path, c.start_line, c.end_line) for c in q.base_chunks] == [
+        (c.path, c.start_line, c.end_line) for c in q.head_chunks
+    ]:
         lines.append("  - … the same on head: other chunks now rank above them")
     else:
         lines.append(f"  - … and on head: {_chunks(q.head_chunks)}")
@@ -93,7 +95,8 @@ def sections(summary: Summary) -> list[str]:
     ]
     if summary.base and summary.base.get("ref"):
         b = summary.base
-        head.append(f"\nCompared with base `{b['ref']}` ({str(b['commit'])[:10]}), evaluated with that commit's own code "
+        head.append(f"\nCompared with base `{b['ref']}` ({str(b['commit'])[:10]}),"
+                    " evaluated with that commit's own code "
                     f"in {b['seconds']}s (embedded {b['embedded']} texts, {b['cached']} from cache).")
     elif summary.base:
         head.append(f"\nCompared with the stored report `{summary.base.get('report')}`.")
@@ -118,7 +121,9 @@ def sections(summary: Summary) -> list[str]:
         out.append("\n".join(part) + "\n")
     for key in summary.comparisons:
         details = [d for c in summary.comparisons[key].strategies.values() for d in _strategy_details(c, k)]
-        details.append(_details("the same comparison in chunk mode", render_markdown(comparison_table(summary, key, "chunk"))))
+        details.append(
+            _details("the same comparison in chunk mode", render_markdown(comparison_table(summary, key, "chunk")))
+        )
         out.append("\n".join([f"### What changed on {key}", "", *details]))
     return out
 

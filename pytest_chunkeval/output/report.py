@@ -62,7 +62,7 @@ class Summary:
         """The retrieval modes of this run, in the order asked for."""
         return tuple(m for m in self.retrieval.split(",") if m)
 
-    def baseline_of(self, suite: str, name: str) -> "StrategyResult | None":
+    def baseline_of(self, suite: str, name: str) -> StrategyResult | None:
         """The baseline searched with the same retrieval mode as the result labelled ``name``."""
         s = self.suites[suite].strategies.get(name)
         return self.suites[suite].find(self.baseline, s.mode) if s is not None else None
@@ -113,7 +113,7 @@ def build_report(summary: Summary, root: Path, complete: bool = True) -> dict[st
         "baseline": summary.baseline,
         "gate_thresholds": asdict(summary.thresholds),
         "model": summary.model,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "root": str(root.resolve()),
         "commit": _git_commit(root),
         "machine": machine_info(),

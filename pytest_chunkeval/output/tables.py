@@ -147,7 +147,9 @@ def _delta_cells(d: MetricDelta | None, unchanged: bool) -> list[str]:
     if unchanged:
         return [f"{d.head:.3f} (same)", "—", "—"]
     mark = " ▼" if d.regressed else ""
-    return [f"{d.base:.3f} → {d.head:.3f}{mark}", f"{d.delta:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]", f"{d.p_value:.3f}"]
+    return [
+        f"{d.base:.3f} → {d.head:.3f}{mark}", f"{d.delta:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]", f"{d.p_value:.3f}"
+    ]
 
 
 def _verdict_cell(c: StrategyComparison) -> str:
@@ -276,6 +278,7 @@ def summary_text(summary: Summary, width: int = 160) -> str:
     items.append(f"embedded {emb['embedded']} texts, {emb['cached']} from cache (model {summary.model.get('id')})")
     if summary.base and summary.base.get("ref"):
         b = summary.base
-        items.append(f"base {b['ref']} ({str(b['commit'])[:10]}): evaluated in a temporary worktree in {b['seconds']}s, "
+        items.append(f"base {b['ref']} ({str(b['commit'])[:10]}):"
+                     f" evaluated in a temporary worktree in {b['seconds']}s, "
                      f"embedded {b['embedded']} texts, {b['cached']} from cache")
     return render_text(items, width)

@@ -6,14 +6,16 @@ views on it, so a session opens, checks and (when damaged) rebuilds the file onc
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
 import time
 import warnings
 import weakref
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -89,7 +91,8 @@ def _store_problem(path: Path) -> str | None:
 
 
 def _move_aside(path: Path) -> Path:
-    """Rename the store (and its WAL and shared-memory files) to ``<name>.damaged-<time>``; keep it for a post-mortem."""
+    """Rename the store (and its WAL and shared-memory files) to ``<name>.damaged-<time>``; keep it for a
+    post-mortem."""
     aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
     for suffix in ("", "-wal", "-shm"):
         src = path.with_name(path.name + suffix)
@@ -132,7 +135,7 @@ class CacheStore:
     empty store (a cache miss costs time, never a wrong number).
     """
 
-    _shared: ClassVar["weakref.WeakValueDictionary[str, CacheStore]"] = weakref.WeakValueDictionary()
+    _shared: ClassVar[weakref.WeakValueDictionary[str, CacheStore]] = weakref.WeakValueDictionary()
     _shared_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, path: Path, warn: WarnFn | None = None) -> None:
@@ -143,7 +146,7 @@ class CacheStore:
         self._db: sqlite3.Connection | None = open_cache_store(self.path, self._warn)
 
     @classmethod
-    def at(cls, path: Path, warn: WarnFn | None = None) -> "CacheStore":
+    def at(cls, path: Path, warn: WarnFn | None = None) -> CacheStore:
         """The shared store for ``path``, opened and checked now.
 
         An existing handle is checked again and reconnected, exactly as a new one would be: between two sessions
@@ -175,17 +178,13 @@ class CacheStore:
         with self._lock:
             old, self._db = self._db, open_cache_store(self.path, self._warn)
             if old is not None:
-                try:
+                with contextlib.suppress(sqlite3.Error):
                     old.close()
-                except sqlite3.Error:
-                    pass
 
     def _disconnect(self) -> None:
         if self._db is not None:
-            try:
+            with contextlib.suppress(sqlite3.Error):
                 self._db.close()
-            except sqlite3.Error:
-                pass
             self._db = None
 
     def _recover(self, exc: sqlite3.DatabaseError) -> None:
@@ -237,7 +236,7 @@ class CacheStore:
 class CacheView:
     """A cache over one table of the store. Give it the store, or a path to share that file's store."""
 
-    def __init__(self, store: "CacheStore | Path | str", warn: WarnFn | None = None) -> None:
+    def __init__(self, store: CacheStore | Path | str, warn: WarnFn | None = None) -> None:
         self.store = store if isinstance(store, CacheStore) else CacheStore.at(Path(store), warn)
         self.store.attach()
 
@@ -270,7 +269,9 @@ class EmbeddingCache(CacheView):
         for i in range(0, len(keys), 500):
             batch = list(keys[i : i + 500])
             marks = ",".join("?" * len(batch))
-            rows = self.store.read(f"SELECT key, dim, vec FROM vectors WHERE model = ? AND key IN ({marks})", [model, *batch])
+            rows = self.store.read(
+                f"SELECT key, dim, vec FROM vectors WHERE model = ? AND key IN ({marks})", [model, *batch]
+            )
             if rows is None:  # the store was damaged and is now empty
                 return {}
             for key, dim, blob in rows:

@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -51,7 +51,7 @@ class EmbedCounts:
     embedded: int = 0
     cached: int = 0
 
-    def add(self, other: "EmbedCounts") -> None:
+    def add(self, other: EmbedCounts) -> None:
         self.embedded += other.embedded
         self.cached += other.cached
 
@@ -203,7 +203,7 @@ class Embedder:
         keys = [text_key(t) for t in texts]
         found = self.cache.get_many(self.cache_id, keys) if self.cache is not None else {}
         missing: dict[str, str] = {}
-        for key, text in zip(keys, texts):
+        for key, text in zip(keys, texts, strict=True):
             if key not in found and key not in missing:
                 missing[key] = text
         counts.cached = sum(1 for k in keys if k in found)
@@ -225,7 +225,7 @@ class Embedder:
                     convert_to_numpy=True,
                     show_progress_bar=False,
                 ).astype(np.float32)
-                pairs = [(k, v) for (k, _), v in zip(batch, vecs)]
+                pairs = [(k, v) for (k, _), v in zip(batch, vecs, strict=False)]
                 found.update(pairs)
                 if self.cache is not None:
                     self.cache.put_many(self.cache_id, pairs)

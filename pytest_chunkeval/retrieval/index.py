@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -373,7 +374,10 @@ class IndexStore:
             return []
         # A query with no word characters has nothing for BM25: hybrid degrades to its vector half.
         if mode == "vector" or not words:
-            res = tbl.search(vector, query_type="vector").distance_type("cosine").limit(depth).select(["chunk_id"]).to_list()
+            res = (
+                tbl.search(vector, query_type="vector").distance_type("cosine").limit(depth).select(["chunk_id"])
+                .to_list()
+            )
             return [Hit(r["chunk_id"], 1.0 - float(r["_distance"])) for r in res]
         if mode == "fts":
             res = tbl.search(words, query_type="fts").limit(depth).select(["chunk_id"]).to_list()

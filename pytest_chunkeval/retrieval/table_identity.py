@@ -11,10 +11,11 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 #: Schema-metadata key of the identity record.
 RECORD_KEY = b"chunkeval.table"
@@ -68,14 +69,14 @@ class TableIdentity:
     built_at: float = field(default=0.0, compare=False)
 
     @classmethod
-    def of(cls, suite_path: Path, strategy: str, fingerprint: str, label: str = "") -> "TableIdentity":
+    def of(cls, suite_path: Path, strategy: str, fingerprint: str, label: str = "") -> TableIdentity:
         path = Path(suite_path).resolve()
         return cls(suite_id(path), strategy, fingerprint, label or path.parent.name, str(path))
 
     @property
     def key(self) -> str:
         """Hash of the exact suite id and strategy name: the same for every build of one (suite, strategy)."""
-        return hashlib.sha256(f"{self.suite}\0{self.strategy}".encode("utf-8")).hexdigest()[:12]
+        return hashlib.sha256(f"{self.suite}\0{self.strategy}".encode()).hexdigest()[:12]
 
     @property
     def name(self) -> str:

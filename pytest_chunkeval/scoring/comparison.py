@@ -136,7 +136,7 @@ def _metric_deltas(base: StrategyResult, head: StrategyResult, ids: list[str], p
                 continue
             n = len(ids)
             mb, mh = (sum(b) / n, sum(h) / n) if n else (0.0, 0.0)
-            diffs = [y - x for x, y in zip(b, h)]
+            diffs = [y - x for x, y in zip(b, h, strict=True)]
             low, high = bootstrap_ci(diffs) if n else (0.0, 0.0)
             p = paired_test(h, b) if n else 1.0
             fell = mb - mh > policy.tolerance + EPS

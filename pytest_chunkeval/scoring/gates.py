@@ -1,7 +1,8 @@
 """Acceptance gates: a candidate strategy against the baseline, with the ADR's thresholds as defaults.
 
 Pure functions over two :class:`~results.StrategyResult` values (from a run or a stored report alike), so a gate can
-be re-checked from a stored report. NDCG gain is relative, Recall drop is in absolute points, index size increase is relative.
+be re-checked from a stored report. NDCG gain is relative, Recall drop is in absolute points, index size increase
+is relative.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ class GateResult:
     detail: str
 
 
-def evaluate_gates(candidate: "StrategyResult", baseline: "StrategyResult", k: int, t: Thresholds) -> list[GateResult]:
+def evaluate_gates(candidate: StrategyResult, baseline: StrategyResult, k: int, t: Thresholds) -> list[GateResult]:
     """Every gate for one candidate; each result says what was measured against which threshold.
 
     A ratio against a zero baseline is undefined: the gain then counts as met only when the candidate scores at all,
@@ -53,7 +54,8 @@ def evaluate_gates(candidate: "StrategyResult", baseline: "StrategyResult", k: i
     size_text = f"{increase:+.0%}" if increase is not None else "the baseline index is empty"
     return [
         GateResult("ndcg-gain", gain_ok, gain, t.ndcg_gain,
-                   f"NDCG@{k} ({t.mode}) {cand[nd]:.4f} vs baseline {base[nd]:.4f}: {gain_text}, needs >= {t.ndcg_gain:+.0%}"),
+                   f"NDCG@{k} ({t.mode}) {cand[nd]:.4f} vs baseline {base[nd]:.4f}: {gain_text},"
+                   f" needs >= {t.ndcg_gain:+.0%}"),
         GateResult("recall-drop", drop <= t.recall_drop + EPS, drop, t.recall_drop,
                    f"Recall@{k} ({t.mode}) {cand[rc]:.4f} vs baseline {base[rc]:.4f}: drop {drop * 100:.1f} points, "
                    f"allowed <= {t.recall_drop * 100:.0f}"),

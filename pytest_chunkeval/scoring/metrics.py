@@ -158,7 +158,8 @@ def _dcg(gains: Sequence[int], k: int) -> float:
 
 
 def ndcg_at_k(gains: Sequence[int], ideal: Sequence[int], k: int) -> float:
-    """trec_eval ``ndcg_cut.k``: DCG of the first k gains over DCG of the ideal gains truncated to k; 0.0 if no relevant.
+    """trec_eval ``ndcg_cut.k``: DCG of the first k gains over DCG of the ideal gains truncated to k; 0.0 if no
+    relevant.
 
     ``ideal`` must already be sorted descending (as :func:`file_mode` / :func:`chunk_mode` return it).
     """

@@ -9,8 +9,9 @@ contract is bound to.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.scoring.sizing import default_tokens, nonws_len, text_size
@@ -139,7 +140,7 @@ def check(strategy: Contract, files: dict[str, str], chunks_by_file: dict[str, l
     all_chunks = [c for path in sorted(chunks_by_file) for c in chunks_by_file[path]]
     report.chunks = len(all_chunks)
     token_counts = model.count_many([c.text for c in all_chunks])
-    for ch, tokens in zip(all_chunks, token_counts):
+    for ch, tokens in zip(all_chunks, token_counts, strict=False):
         if tokens > window:
             report.over_window += 1
             if len(report.over_window_examples) < 10:

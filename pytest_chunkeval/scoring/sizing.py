@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 SIZE_UNITS = ("chars", "nonws_chars", "tokens")
 SpanSizer = Callable[[int, int], int]
@@ -50,7 +51,8 @@ def nonws_len(text: str) -> int:
 class TokenModel(Protocol):
     """What "fits" means: a window in the model's own tokens and a way to count them."""
 
-    window: int
+    @property
+    def window(self) -> int: ...
 
     def count(self, text: str) -> int: ...
 
@@ -204,7 +206,7 @@ def _byte_span(a: int, b: int) -> int:
     return b - a
 
 
-def _prefix_sizer(np, counted) -> SpanSizer:  # type: ignore[no-untyped-def]
+def _prefix_sizer(np, counted) -> SpanSizer:
     prefix = np.zeros(len(counted) + 1, dtype=np.int64)
     np.cumsum(counted, out=prefix[1:])
     pre = prefix.tolist() if len(prefix) < 4_000_000 else prefix
@@ -215,7 +217,7 @@ def _prefix_sizer(np, counted) -> SpanSizer:  # type: ignore[no-untyped-def]
     return size
 
 
-def _token_sizer(np, data: bytes, text: str | None, model: TokenModel) -> SpanSizer:  # type: ignore[no-untyped-def]
+def _token_sizer(np, data: bytes, text: str | None, model: TokenModel) -> SpanSizer:
     """Tokens of a span = tokens of the whole file starting inside it, plus the model's special tokens.
 
     One encode of the file, then a bisect per question. WordPiece splits at whitespace and punctuation, where

@@ -23,7 +23,7 @@ __all__ = ["bootstrap_ci", "compare_paired", "paired_test", "summarize"]
 _BLOCK = 2_000_000
 
 
-def _as_array(values: Sequence[float]) -> np.ndarray:
+def _as_array(values: Sequence[float] | np.ndarray) -> np.ndarray:
     arr = np.asarray(list(values), dtype=float)
     if arr.ndim != 1:
         raise ValueError("values must be a flat sequence of numbers")
@@ -33,7 +33,7 @@ def _as_array(values: Sequence[float]) -> np.ndarray:
 
 
 def bootstrap_ci(
-    values: Sequence[float], *, confidence: float = 0.95, resamples: int = 2000, seed: int = 0
+    values: Sequence[float] | np.ndarray, *, confidence: float = 0.95, resamples: int = 2000, seed: int = 0
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean: resample the queries with replacement ``resamples`` times and take
     the (1 - confidence) / 2 and (1 + confidence) / 2 quantiles of the resampled means.

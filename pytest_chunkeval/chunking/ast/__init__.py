@@ -34,6 +34,7 @@ detect_language = language_for  # the seed's name
 
 __all__ = [
     "CONTAINER_KINDS", "CONTEXT_KINDS", "LANGUAGES", "UNIT_KINDS", "Context", "LanguageSpec", "Node",
-    "ParseTimeout", "SyntaxTree", "detect_language", "parse_bytes", "kind_of", "language_for", "name_of", "parse", "parser_for",
+    "ParseTimeout", "SyntaxTree", "detect_language", "parse_bytes", "kind_of", "language_for", "name_of", "parse",
+    "parser_for",
     "resolve_language", "supported_extensions",
 ]

@@ -6,14 +6,15 @@ path, the file's imports and the signatures of the enclosing class/module/functi
 
 Size contract: ``max_chunk_size`` bounds the *whole embedded text*, header included. The header gets at most
 ``max_header_size`` (default a quarter of the maximum) and the body the rest, so with ``size_unit="tokens"``
-every chunk fits the window of the model in use (counted with its tokenizer, checked exactly on the final text). The body alone tiles the file:
-``"".join(c.source for c in chunks) == code`` always holds.
+every chunk fits the window of the model in use (counted with its tokenizer, checked exactly on the final text).
+The body alone tiles the file: ``"".join(c.source for c in chunks) == code`` always holds.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec
@@ -155,7 +156,7 @@ def _metadata(tree: SyntaxTree | None, span: Span, language: str | None,
         spec = tree.spec
         ctx_kinds = [kind_of(spec, n, src) for n in ctx]
         hit = (ctx, "class" in ctx_kinds, [get_name(n, src) or n.type for n in ctx],
-               [n.type for n, k in zip(ctx, ctx_kinds) if k in CONTAINER_KINDS])
+               [n.type for n, k in zip(ctx, ctx_kinds, strict=True) if k in CONTAINER_KINDS])
         ctx_cache[id(ctx)] = hit  # holds ``ctx``, so the id cannot be reused while cached
     kinds: list[str] = []
     symbols: list[str] = []

@@ -20,7 +20,7 @@ import sys
 import threading
 
 _LOCK = threading.Lock()
-_GUARDS: dict[tuple[str, str], "Guard"] = {}
+_GUARDS: dict[tuple[str, str], Guard] = {}
 
 
 class Guard:
@@ -37,8 +37,9 @@ class Guard:
                 [sys.executable, "-m", "pytest_chunkeval.chunking.ast.guard", self.module, self.function],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             self.pid_owner = os.getpid()
+            assert self.proc.stdout is not None  # stdout=PIPE
             ready, _, _ = select.select([self.proc.stdout], [], [], 30.0)  # start-up: import the grammar
-            if not ready or self.proc.stdout.read(1) != b"R":  # type: ignore[union-attr]
+            if not ready or self.proc.stdout.read(1) != b"R":
                 raise OSError("parse watchdog did not start")
         return self.proc
 

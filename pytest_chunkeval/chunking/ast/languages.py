@@ -13,9 +13,9 @@ Semantic kinds: ``function``, ``method`` (a function inside a class, derived, or
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 #: Kinds that mark a semantic boundary: with ``chunk_by_node_type`` two of them never share a chunk.
 UNIT_KINDS = frozenset({"function", "method", "class", "module", "section"})
@@ -35,7 +35,8 @@ class LanguageSpec:
     named child with a kind") that holds the declaration it wraps; the wrapper takes that kind (so an
     ``export function`` is a function). ``when`` restricts a kind to nodes whose ``field`` text is one of a set
     (Ruby's ``require`` is a call), or with field ``"@first"`` whose first named child has one of a set of
-    types (a Python ``expression_statement`` is a constant only when it is an assignment). ``body_fields`` name the child fields where a container's body starts.
+    types (a Python ``expression_statement`` is a constant only when it is an assignment). ``body_fields`` name the
+    child fields where a container's body starts.
     """
 
     name: str

@@ -109,7 +109,7 @@ def _kind_of_types(tree: SyntaxTree) -> frozenset[str]:
 
 def _common(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x is not y:
             break
         n += 1

@@ -11,8 +11,9 @@ from __future__ import annotations
 import importlib
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from pytest_chunkeval.chunking.ast.languages import CONTEXT_KINDS, LANGUAGES, LanguageSpec, language_for
 
@@ -141,10 +142,10 @@ def name_of(raw: Any, source: bytes) -> str | None:
     return None
 
 
-_NAME_GETTERS: dict[int, tuple[Any, Callable[[Any, bytes], "str | None"]]] = {}  # id(language) -> getter
+_NAME_GETTERS: dict[int, tuple[Any, Callable[[Any, bytes], str | None]]] = {}  # id(language) -> getter
 
 
-def name_getter(language: Any) -> Callable[[Any, bytes], "str | None"]:
+def name_getter(language: Any) -> Callable[[Any, bytes], str | None]:
     """:func:`name_of` for nodes of one grammar, with the field names resolved to ids once (cached).
 
     ``child_by_field_name`` looks its name up on every call, and fields the grammar does not have (Python has no
@@ -189,7 +190,7 @@ class Node:
 
     __slots__ = ("raw", "tree", "_parent")
 
-    def __init__(self, raw: Any, tree: "SyntaxTree", parent: "Node | None" = None) -> None:
+    def __init__(self, raw: Any, tree: SyntaxTree, parent: Node | None = None) -> None:
         self.raw = raw
         self.tree = tree
         self._parent = parent
@@ -227,17 +228,17 @@ class Node:
         return name_of(self.raw, self.tree.source)
 
     @property
-    def parent(self) -> "Node | None":
+    def parent(self) -> Node | None:
         if self._parent is None and self.raw.parent is not None:
             self._parent = Node(self.raw.parent, self.tree)
         return self._parent
 
     @property
-    def children(self) -> list["Node"]:
+    def children(self) -> list[Node]:
         return [Node(c, self.tree, self) for c in self.raw.children]
 
     @property
-    def named_children(self) -> list["Node"]:
+    def named_children(self) -> list[Node]:
         return [Node(c, self.tree, self) for c in self.raw.named_children]
 
     @property

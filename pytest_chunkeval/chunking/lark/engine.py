@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from lark import Lark, Token, Tree
 from lark.exceptions import (
@@ -127,7 +128,9 @@ class LarkGrammar:
                 lexer_callbacks=callbacks,
             )
         except UnexpectedInput as exc:  # the grammar text does not parse as Lark EBNF
-            raise GrammarLoadError(f"{self.path}:{exc.line}:{exc.column}: grammar syntax error: {_first_line(exc)}") from exc
+            raise GrammarLoadError(
+                f"{self.path}:{exc.line}:{exc.column}: grammar syntax error: {_first_line(exc)}"
+            ) from exc
         except (GrammarError, LarkError) as exc:  # undefined rule, LALR conflict, bad regex, ...
             raise GrammarLoadError(f"{self.path}:{_grammar_line(exc, source)}: grammar error: {exc}") from exc
 
@@ -139,7 +142,8 @@ class LarkGrammar:
         try:
             tree = self.lark.parse(text)
         except UnexpectedCharacters as exc:
-            found = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "end of file"
+            pos = cast(int, exc.pos_in_stream)  # always set for UnexpectedCharacters (lark types it Optional)
+            found = text[pos] if pos < len(text) else "end of file"
             hint = " (unterminated string?)" if found in "\"'" else ""
             raise SourceSyntaxError(path, exc.line, exc.column, f"unexpected character {found!r}{hint}") from None
         except UnexpectedEOF as exc:
@@ -147,7 +151,7 @@ class LarkGrammar:
         except UnexpectedToken as exc:
             if exc.token.type == "$END":
                 raise SourceSyntaxError(path, text.count("\n"), 1, self._eof_reason(exc)) from None
-            newline = self.lark.options.postlex.newline
+            newline = cast(BracketNewlines, self.lark.options.postlex).newline
             names = sorted({self._pretty(t) for t in exc.expected if t != newline})
             expected = ", ".join(names) if len(names) <= 8 else ", ".join(names[:6]) + f", ... ({len(names)} in all)"
             shown = "end of line" if exc.token.type == newline else repr(exc.token.value)
@@ -168,8 +172,9 @@ class LarkGrammar:
         for call in tree.find_data("call"):
             callee = call.children[0]
             if isinstance(callee, Tree) and callee.data == "var" and str(callee.children[0]) in self.reserved_callees:
-                tok = callee.children[0]
-                raise SourceSyntaxError(path, tok.line, tok.column, f"unexpected '{tok}(...)': no open block here that it could close or continue")
+                tok: Any = callee.children[0]  # the NAME token (lexed, so it has a line and column)
+                raise SourceSyntaxError(path, tok.line, tok.column,
+                                        f"unexpected '{tok}(...)': no open block here that it could close or continue")
 
     def _innermost_open(self, exc: UnexpectedInput) -> Token | None:
         """The innermost block keyword still on the parser's value stack (reduced blocks no longer show there)."""
@@ -181,7 +186,8 @@ class LarkGrammar:
     def _eof_reason(self, exc: UnexpectedInput) -> str:
         tok = self._innermost_open(exc)
         if tok is not None:
-            return f"unexpected end of file: '{tok.value}' block opened at line {tok.line} is not closed (expected {self.openers[tok.value]})"
+            return (f"unexpected end of file: '{tok.value}' block opened at line {tok.line} is not closed"
+                    f" (expected {self.openers[tok.value]})")
         return "unexpected end of file"
 
     def _pretty(self, terminal: str) -> str:

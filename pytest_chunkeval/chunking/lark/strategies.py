@@ -18,10 +18,10 @@ from __future__ import annotations
 import functools
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pytest_chunkeval.chunk import Chunk, line_starts, span_chunk
-from pytest_chunkeval.chunking.lark.engine import LarkGrammar, SourceSyntaxError
+from pytest_chunkeval.chunking.lark.engine import BracketNewlines, LarkGrammar, SourceSyntaxError
 from pytest_chunkeval.chunking.lark.summary import BLOCK_SUFFIX, serialize, summarize
 from pytest_chunkeval.chunking.render_summary import render_header
 from pytest_chunkeval.strategy import Strategy
@@ -66,7 +66,9 @@ def _block_facts(grammar: LarkGrammar) -> tuple[dict[str, str], tuple[str, ...],
     return openers, tuple(sorted(brace)), keywords
 
 
-def load_grammar(grammar: Path, comment_terminals: tuple[str, ...] = ("DOC_COMMENT", "LINE_COMMENT", "BLOCK_COMMENT")) -> LarkGrammar:
+def load_grammar(
+    grammar: Path, comment_terminals: tuple[str, ...] = ("DOC_COMMENT", "LINE_COMMENT", "BLOCK_COMMENT")
+) -> LarkGrammar:
     """A :class:`LarkGrammar` with its block facts (openers, closers, brace-opened blocks) read from the grammar.
 
     Building the LALR tables takes over a second, and both EBNF strategies read the same grammar: one parser per
@@ -87,7 +89,7 @@ def _load_grammar(grammar: Path, content: str, comment_terminals: tuple[str, ...
     openers, brace, keywords = _block_facts(g)
     g.openers = openers
     g.reserved_callees = keywords
-    g.lark.options.postlex.block_brace_after = set(brace)
+    cast(BracketNewlines, g.lark.options.postlex).block_brace_after = set(brace)
     return g
 
 

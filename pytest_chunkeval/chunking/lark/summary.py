@@ -13,7 +13,7 @@ language knowledge comes from the grammar's naming conventions (documented at th
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, cast
 
 from lark import Token, Tree
 
@@ -97,17 +97,26 @@ def _comment_text(tok: Token) -> str:
     return " ".join(ln for ln in lines if ln)
 
 
+def _tok_line(tok: Token) -> int:
+    """A lexed token's line (lark types it ``int | None``: None only for a token built by hand, never lexed)."""
+    return cast(int, tok.line)
+
+
+def _tok_end_line(tok: Token) -> int:
+    return cast(int, tok.end_line or tok.line)
+
+
 def _docs_by_line(comments: list[Token], doc_types: tuple[str, ...]) -> dict[int, str]:
     """Map the line after each contiguous run of doc comments to the run's text (the construct it documents)."""
     docs: dict[int, str] = {}
     run: list[Token] = []
-    for tok in sorted((c for c in comments if c.type in doc_types), key=lambda t: t.line):
-        if run and tok.line != (run[-1].end_line or run[-1].line) + 1:
-            docs[(run[-1].end_line or run[-1].line) + 1] = " ".join(_comment_text(t) for t in run)
+    for tok in sorted((c for c in comments if c.type in doc_types), key=_tok_line):
+        if run and tok.line != _tok_end_line(run[-1]) + 1:
+            docs[_tok_end_line(run[-1]) + 1] = " ".join(_comment_text(t) for t in run)
             run = []
         run.append(tok)
     if run:
-        docs[(run[-1].end_line or run[-1].line) + 1] = " ".join(_comment_text(t) for t in run)
+        docs[_tok_end_line(run[-1]) + 1] = " ".join(_comment_text(t) for t in run)
     return docs
 
 
@@ -119,12 +128,14 @@ def file_doc(tree: Tree, comments: list[Token], doc_types: tuple[str, ...] = ("D
     first = min((_line(c) for c in tree.children if isinstance(c, Tree) and _line(c)), default=10**9)
     attached = first in _docs_by_line(comments, doc_types)
     return " ".join(
-        _comment_text(c) for c in sorted(comments, key=lambda t: t.line)
-        if c.line < first and not (attached and c.type in doc_types)
+        _comment_text(c) for c in sorted(comments, key=_tok_line)
+        if _tok_line(c) < first and not (attached and c.type in doc_types)
     )
 
 
-def summarize(tree: Tree, comments: list[Token] | None = None, doc_types: tuple[str, ...] = ("DOC_COMMENT",)) -> dict[str, Any]:
+def summarize(
+    tree: Tree, comments: list[Token] | None = None, doc_types: tuple[str, ...] = ("DOC_COMMENT",)
+) -> dict[str, Any]:
     """Summary of one file: blocks with nesting, functions, endpoints, commands by category, calls, imports.
 
     Every list is in source order and every mapping sorted, so the summary (and all that is rendered from it)
@@ -148,9 +159,16 @@ def summarize(tree: Tree, comments: list[Token] | None = None, doc_types: tuple[
             blocks.append({"kind": kind, "line": _line(node), "end_line": int(getattr(node.meta, "end_line", 0) or 0),
                            "depth": len(path), "parent": path[-1] if path else None})
             if kind == "function":
-                name = next((str(c.children[0]) for c in node.children if isinstance(c, Tree) and c.data == "func_name"), "?")
-                params = next(([str(p) for p in c.children] for c in node.children if isinstance(c, Tree) and c.data == "params"), [])
-                functions.append({"name": name, "params": params, "line": _line(node), "doc": docs.get(_line(node), "")})
+                name = next(
+                    (str(c.children[0]) for c in node.children if isinstance(c, Tree) and c.data == "func_name"), "?"
+                )
+                params = next(
+                    ([str(p) for p in c.children] for c in node.children if isinstance(c, Tree) and c.data == "params"),
+                    [],
+                )
+                functions.append(
+                    {"name": name, "params": params, "line": _line(node), "doc": docs.get(_line(node), "")}
+                )
             path = path + (kind,)
         elif data.startswith(COMMAND_PREFIX):
             commands.setdefault(data[len(COMMAND_PREFIX):], set()).add(str(node.children[0]))
@@ -238,7 +256,9 @@ def serialize(tree: Tree, comments: list[Token] | None = None, doc_types: tuple[
         ch = node.children
         if kind == "function":
             name = next(str(c.children[0]) for c in ch if isinstance(c, Tree) and c.data == "func_name")
-            params = next((", ".join(str(p) for p in c.children) for c in ch if isinstance(c, Tree) and c.data == "params"), "")
+            params = next(
+                (", ".join(str(p) for p in c.children) for c in ch if isinstance(c, Tree) and c.data == "params"), ""
+            )
             doc = docs.get(_line(node))
             emit(depth, f"function {name}({params})" + (f"  doc: {doc}" if doc else ""))
         elif kind == "loop":

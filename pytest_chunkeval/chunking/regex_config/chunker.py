@@ -7,9 +7,9 @@ What becomes a chunk (decisions, with the reason):
   parent's chunk, and duplicating it would let one function occupy several of the top-k slots and inflate the
   index (the ADR counted 33 files -> 89 chunks, i.e. roughly signature + block + statements per file).
 * **Oversized blocks** (header + source over ``max_chunk_size`` in ``size_unit``) are split, cAST-style: runs of
-  their statements are packed up to the budget, a nested block too big on its own is split recursively, and every part carries the
-  enclosing openers (the function signature) as its header. So no chunk is truncated by the embedder for
-  nothing, and every part still says where it lives. No part is a lone opener or closer line: a small run
+  their statements are packed up to the budget, a nested block too big on its own is split recursively, and every
+  part carries the enclosing openers (the function signature) as its header. So no chunk is truncated by the
+  embedder for nothing, and every part still says where it lives. No part is a lone opener or closer line: a small run
   before an oversized nested block travels with it, and a small tail joins the previous part (or takes its
   last statement along).
 * **Consecutive top-level statements** (imports, globals, registerEndpoint lines) group into one chunk, packed up
@@ -153,7 +153,9 @@ class _FileChunks:
         sig = self.signature(block)
         tag_line = render_tags(self.tags(block.start, block.end, [block]))
         lines = [sig] + ([f"{self.cfg.comment_prefix} {tag_line}"] if tag_line else [])
-        lines += [f"{self.cfg.comment_prefix} context: {r}" for r in self.referrers(block)[:2]] if self.o.overlap else []
+        lines += (
+            [f"{self.cfg.comment_prefix} context: {r}" for r in self.referrers(block)[:2]] if self.o.overlap else []
+        )
         text = "\n".join(lines)
         begin, end = self.span(block.start, block.start)
         start_byte = len(self.text[:begin].encode("utf-8"))
@@ -185,7 +187,9 @@ class _FileChunks:
                 if "part" in meta:  # parts of one split block are numbered in order
                     meta["part"] = part[0]
                     part[0] += 1
-                refs = [self.signature(self.named[n.ref]) for n in _walk(run) if n.kind == "stmt" and n.ref in self.named]
+                refs = [
+                    self.signature(self.named[n.ref]) for n in _walk(run) if n.kind == "stmt" and n.ref in self.named
+                ]
                 only_comments = all(n.kind == "comment" for n in run)
                 self.emit(run[0].start, run[-1].end, "comment" if only_comments and kind == "statements" else kind,
                           run, ctx(run) + refs, **meta)

@@ -131,7 +131,9 @@ def parse_config(data: Any, source: str = "<config>") -> GrammarConfig:
         pattern = rx(s["pattern"], f"$.statements[{i}].pattern")
         ref = s.get("refers_to")
         if ref is not None and ref not in block_names:
-            problems.append(f"{source}: $.statements[{i}].refers_to: unknown block {ref!r} (blocks: {sorted(block_names)})")
+            problems.append(
+                f"{source}: $.statements[{i}].refers_to: unknown block {ref!r} (blocks: {sorted(block_names)})"
+            )
         if ref is not None and "ref" not in pattern.groupindex:
             problems.append(f"{source}: $.statements[{i}].pattern: refers_to needs a named group (?P<ref>...)")
         statements.append(StatementRule(s["category"], pattern, ref))
@@ -277,13 +279,17 @@ def scan(text: str, cfg: GrammarConfig, path: str = "<text>") -> Scan:
         no, code = i + 1, blanked[i]
         if not code.strip():
             if lines[i].strip():  # comment only
-                if (sib := (stack[-1].children if stack else top)) and sib[-1].kind == "comment" and sib[-1].end == no - 1:
+                sib = stack[-1].children if stack else top
+                if sib and sib[-1].kind == "comment" and sib[-1].end == no - 1:
                     sib[-1].end = no
                 else:
                     add(Node("comment", no, no))
             i += 1
             continue
-        closer = next((k for k in range(len(stack) - 1, -1, -1) if stack[k].rule and stack[k].rule.close.search(code)), None)
+        closer = next(
+            (k for k in range(len(stack) - 1, -1, -1) if (open_rule := stack[k].rule) and open_rule.close.search(code)),
+            None,
+        )
         if closer is not None:
             close_recovered(closer + 1, no - 1, f"'{stack[-1].name}' cannot be closed by line {no}")
             b = stack.pop()
@@ -302,7 +308,9 @@ def scan(text: str, cfg: GrammarConfig, path: str = "<text>") -> Scan:
             rule, match = opened
             if rule.top_level_only and stack:
                 close_recovered(0, no - 1, f"'{rule.name}' opens at line {no}")
-            caps = {k: lines[i][match.start(k):match.end(k)].strip() for k, v in match.groupdict().items() if v is not None}
+            caps = {
+                k: lines[i][match.start(k):match.end(k)].strip() for k, v in match.groupdict().items() if v is not None
+            }
             node = Node("block", no, no, rule.name, captures=caps, rule=rule)
             add(node)
             stack.append(node)
@@ -315,11 +323,11 @@ def scan(text: str, cfg: GrammarConfig, path: str = "<text>") -> Scan:
             depth += _depth(blanked[end])
         joined = " ".join(blanked[i:end + 1])
         stmt = Node("stmt", no, end + 1, "unclassified")
-        for rule in cfg.statements:
-            m = rule.pattern.search(joined)
+        for srule in cfg.statements:
+            m = srule.pattern.search(joined)
             if m:
-                stmt.name = rule.category
-                if rule.refers_to and m.groupdict().get("ref"):
+                stmt.name = srule.category
+                if srule.refers_to and m.groupdict().get("ref"):
                     stmt.ref = m.group("ref")
                 break
         add(stmt)
