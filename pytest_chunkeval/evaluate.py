@@ -164,12 +164,15 @@ class Evaluator:
         store: IndexStore,
         progress: Progress | None = None,
         rankings: RankingCache | None = None,
+        engine: Any = None,
     ):
         self.settings = settings
         self.rankings = rankings
         self.embedder = embedder
         self.store = store
         self.progress = progress or _no_progress
+        # retrieval.ray_engine.RayEngine with --chunkeval-engine ray: it chunks and embeds; None: this process does
+        self.engine = engine
         self.runs: dict[tuple[Path, str, str], StrategyRun] = {}  # (suite, strategy, retrieval mode)
         self.failures: dict[tuple[Path, str, str], BaseException] = {}
         self._built: dict[tuple[Path, str], StrategyRun] = {}  # chunked and indexed, not yet searched
@@ -221,24 +224,33 @@ class Evaluator:
         run.skipped = skip_reason(suite, contract)
         if run.skipped:
             return run
-        self._chunk(run)
+        self._chunk(run, reg)
         self._index(run, reg)
         return run
 
-    def _chunk(self, run: StrategyRun) -> None:
+    def _chunk(self, run: StrategyRun, reg: Registration | None = None) -> None:
         t0 = time.perf_counter()
         strategy = run.strategy
         assert strategy is not None
         strategy.reset_stats()
         by_file: dict[str, list[Chunk]] = {}
-        for path, text in sorted(run.suite.corpus.files.items()):
-            if not strategy.handles(path):
-                continue
-            run.files_handled += 1
-            by_file[path] = _chunk_file(strategy, run.name, path, text, run.fallbacks)
+        files = [(path, text) for path, text in sorted(run.suite.corpus.files.items()) if strategy.handles(path)]
+        if self.engine is not None and reg is not None:
+            from pytest_chunkeval.retrieval.ray_engine import merge_stats
+
+            done = self.engine.chunk(reg, files, self.embedder.name_or_path)
+            for part in done:  # in file order, as below
+                by_file[part.path] = part.chunks
+                run.fallbacks.extend(part.fallbacks)
+            run.strategy_stats = merge_stats([part.stats for part in done], strategy)
+        else:
+            for path, text in files:
+                by_file[path] = _chunk_file(strategy, run.name, path, text, run.fallbacks)
+            run.strategy_stats = strategy.stats()
+        run.files_handled = len(files)
+        for path, _ in files:
             run.chunks.extend((f"{path}#{i}", c) for i, c in enumerate(by_file[path]))
         run.chunk_seconds = time.perf_counter() - t0
-        run.strategy_stats = strategy.stats()
         run.quality = check(strategy, run.suite.corpus.files, by_file)
 
     def _index(self, run: StrategyRun, reg: Registration) -> None:
@@ -254,7 +266,11 @@ class Evaluator:
         def rows_and_vectors() -> tuple[list[Row], np.ndarray]:
             texts = [c.text for _, c in run.chunks]
             advance = self.progress(f"embedding {run.suite.name} · {run.name}", len(texts))
-            vectors, run.embed = self.embedder.encode(texts, advance)
+            runner = None
+            if self.engine is not None:
+                e = self.embedder
+                runner = self.engine.runner(e.name_or_path, e.device, e.backend, e.batch_size, e.onnx_dir)
+            vectors, run.embed = self.embedder.encode(texts, advance, runner)
             return [Row(cid, c.path, c.start_line, c.end_line, c.text) for cid, c in run.chunks], vectors
 
         run.reused = self.store.ensure(identity, len(run.chunks), rows_and_vectors)
