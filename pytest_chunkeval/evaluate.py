@@ -172,6 +172,7 @@ class Evaluator:
         progress: Progress | None = None,
         rankings: RankingCache | None = None,
         facts: FactsCache | None = None,
+        engine: Any = None,
     ):
         self.settings = settings
         self.rankings = rankings
@@ -179,6 +180,8 @@ class Evaluator:
         self.embedder = embedder
         self.store = store
         self.progress = progress or _no_progress
+        # retrieval.ray_engine.RayEngine with --chunkeval-engine ray: it chunks and embeds; None: this process does
+        self.engine = engine
         self.runs: dict[tuple[Path, str, str], StrategyRun] = {}  # (suite, strategy, retrieval mode)
         self.failures: dict[tuple[Path, str, str], BaseException] = {}
         self._built: dict[tuple[Path, str], StrategyRun] = {}  # chunked and indexed, not yet searched
@@ -237,7 +240,7 @@ class Evaluator:
         if facts is not None:
             self._apply(run, facts)
         else:
-            self._chunk(run)
+            self._chunk(run, reg)
             self._count_tokens(run)
         self._index(run, fingerprint, facts)
         if facts is None and self.facts is not None:
@@ -261,21 +264,30 @@ class Evaluator:
         counted = tokens.count_many([c.text for _, c in run.chunks])
         run.tokens = {cid: max(0, n - tokens.specials) for (cid, _), n in zip(run.chunks, counted, strict=True)}
 
-    def _chunk(self, run: StrategyRun) -> None:
+    def _chunk(self, run: StrategyRun, reg: Registration | None = None) -> None:
         t0 = time.perf_counter()
         strategy = run.strategy
         assert strategy is not None
         strategy.reset_stats()
         by_file: dict[str, list[Chunk]] = {}
-        for path, text in sorted(run.suite.corpus.files.items()):
-            if not strategy.handles(path):
-                continue
-            run.files_handled += 1
-            by_file[path] = _chunk_file(strategy, run.name, path, text, run.fallbacks)
+        files = [(path, text) for path, text in sorted(run.suite.corpus.files.items()) if strategy.handles(path)]
+        if self.engine is not None and reg is not None:
+            from pytest_chunkeval.retrieval.ray_engine import merge_stats
+
+            done = self.engine.chunk(reg, files, self.embedder.name_or_path)
+            for part in done:  # in file order, as below
+                by_file[part.path] = part.chunks
+                run.fallbacks.extend(part.fallbacks)
+            run.strategy_stats = merge_stats([part.stats for part in done], strategy)
+        else:
+            for path, text in files:
+                by_file[path] = _chunk_file(strategy, run.name, path, text, run.fallbacks)
+            run.strategy_stats = strategy.stats()
+        run.files_handled = len(files)
+        for path, _ in files:
             run.chunks.extend((f"{path}#{i}", c) for i, c in enumerate(by_file[path]))
         run.chunk_seconds = time.perf_counter() - t0
         run.cost["chunk_seconds"] = round(run.chunk_seconds, 4)
-        run.strategy_stats = strategy.stats()
         run.quality = check(strategy, run.suite.corpus.files, by_file)
 
     def _index(self, run: StrategyRun, fingerprint: str, facts: BuildFacts | None) -> None:
@@ -289,8 +301,12 @@ class Evaluator:
         def rows_and_vectors() -> tuple[list[Row], np.ndarray]:
             texts = [c.text for _, c in run.chunks]
             advance = self.progress(f"embedding {run.suite.name} · {run.name}", len(texts))
+            runner = None
+            if self.engine is not None:
+                e = self.embedder
+                runner = self.engine.runner(e.name_or_path, e.device, e.backend, e.batch_size, e.onnx_dir)
             started = time.perf_counter()
-            vectors, run.embed = self.embedder.encode(texts, advance)
+            vectors, run.embed = self.embedder.encode(texts, advance, runner)
             run.cost["embed_seconds"] = round(time.perf_counter() - started, 4)
             return [Row(cid, c.path, c.start_line, c.end_line, c.text) for cid, c in run.chunks], vectors
 

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from pytest_chunkeval.scoring.comparison import Policy
 
 DEFAULT_GOLDEN = ["golden/*/queries.yaml", "golden/*/queries.jsonl"]
+#: Where chunking and embedding run: in this process (default) or as a Ray Data pipeline (the ``ray`` extra).
+ENGINES = ("local", "ray")
 GATE_MODES = ("file", "chunk")
 SIZE_MEASURES = ("bytes", "chunk_count", "text_bytes")
 
@@ -59,6 +61,8 @@ class Options:
     step_summary: bool = False
     annotations: bool = False
     clean: bool = False  # drop stale tables and old table versions before evaluating
+    engine: str = "local"  # chunk + embed here, or as a Ray Data pipeline (retrieval/ray_engine.py)
+    ray_address: str | None = None  # None: ray.init() starts or attaches a local cluster
 
     @property
     def retrieval_modes(self) -> tuple[str, ...]:
@@ -123,16 +127,30 @@ class Options:
              "--chunkeval-backend onnx runs on cpu or cuda, not mps"),
             (self.batch_size >= 1, f"--chunkeval-batch-size / chunkeval_batch_size must be at least 1, "
                                    f"got {self.batch_size}"),
+            (self.engine in ENGINES,
+             f"--chunkeval-engine / chunkeval_engine must be one of {', '.join(ENGINES)}, got {self.engine!r}"),
         ]
         for ok, message in checks:
             if not ok:
                 raise ValueError(message)
+        if self.engine == "ray" and not _installed("ray"):
+            raise ValueError("--chunkeval-engine ray needs Ray Data: pip install 'pytest-chunkeval[ray]'")
         if self.backend == "onnx":
             from pytest_chunkeval.retrieval.onnx_backend import missing_packages
 
             if missing := missing_packages():
                 raise ValueError(f"--chunkeval-backend onnx needs {' and '.join(missing)}: "
                                  "pip install 'pytest-chunkeval[onnx]'")
+
+
+def _installed(name: str) -> bool:
+    """Whether ``name`` can be imported, found without importing it (importing Ray takes seconds)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a parent package missing, or a module without a spec
+        return False
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -188,6 +206,13 @@ def add_options(parser: pytest.Parser) -> None:
                     help="record every query a strategy misses in the suite's accepted_misses.yaml"
                          " (like --snapshot-update)")
     group.addoption("--chunkeval-no-progress", action="store_true", default=False, help="no progress lines")
+    group.addoption("--chunkeval-engine", default=None, metavar="ENGINE",
+                    help="where chunking and embedding run: local (this process, default) or ray (a Ray Data "
+                         "pipeline: files -> chunks -> embedding actors, one GPU each on cuda; the ray extra). "
+                         "Tables, cache and report are the same either way")
+    group.addoption("--chunkeval-ray-address", default=None, metavar="ADDRESS",
+                    help="with --chunkeval-engine ray: the cluster for ray.init(address=...), e.g. auto or "
+                         "ray://head:10001 (default: start or attach a local cluster)")
     group.addoption("--chunkeval-clean", action="store_true", default=False,
                     help="before evaluating, drop index tables no current suite and strategy uses and old table "
                          "versions, and say what was removed")
@@ -198,6 +223,8 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("chunkeval_device", "embedding device: cpu, cuda, cuda:N or mps", default="cpu")
     parser.addini("chunkeval_backend", "embedding backend: torch or onnx", default="torch")
     parser.addini("chunkeval_batch_size", "texts per embedding batch", type="int", default=DEFAULT_BATCH_SIZE)
+    parser.addini("chunkeval_engine", "where chunking and embedding run: local or ray", default="local")
+    parser.addini("chunkeval_ray_address", "Ray cluster address for engine ray (empty: a local cluster)", default="")
     parser.addini("chunkeval_k", "rank cutoff", type="int", default=10)
     parser.addini("chunkeval_retrieval", "hybrid, vector or fts, or a comma list of them (each evaluated)",
                   default="hybrid")
@@ -336,6 +363,8 @@ def read_options(config: pytest.Config) -> Options:
         step_summary=bool(config.getoption("chunkeval_step_summary")),
         annotations=bool(config.getoption("chunkeval_annotations")),
         clean=bool(config.getoption("chunkeval_clean")),
+        engine=str(r.value("chunkeval_engine", "--chunkeval-engine")).strip(),
+        ray_address=str(r.value("chunkeval_ray_address", "--chunkeval-ray-address")).strip() or None,
     )
     try:
         options.validate()

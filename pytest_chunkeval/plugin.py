@@ -253,6 +253,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state.save_accepted()
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = _state(config)
+    if state is not None:
+        state.close()
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
     state = _state(config)
     if state is None or state.summary_value is None:

@@ -136,8 +136,19 @@ class ChunkevalState:
             from pytest_chunkeval.run_cache import FactsCache
 
             facts = FactsCache(o.cache_dir / "cache.sqlite")
-            self._evaluator = Evaluator(settings, embedder, store, progress, rankings, facts)
+            engine = None
+            if o.engine == "ray":  # imports nothing yet: Ray starts when the first strategy is chunked
+                from pytest_chunkeval.retrieval.ray_engine import RayEngine
+
+                engine = RayEngine(address=o.ray_address)
+            self._evaluator = Evaluator(settings, embedder, store, progress, rankings, facts=facts, engine=engine)
         return self._evaluator
+
+    def close(self) -> None:
+        """Release what the session started (a Ray cluster of --chunkeval-engine ray)."""
+        engine = getattr(self._evaluator, "engine", None)
+        if engine is not None:
+            engine.close()
 
     def check_model(self) -> None:
         """Raise ``pytest.UsageError`` when the model cannot be loaded offline (checked without loading torch)."""

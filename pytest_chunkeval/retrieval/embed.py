@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +25,8 @@ from pytest_chunkeval.retrieval.model_files import DEFAULT_MAX_TOKENS, resolve_m
 from pytest_chunkeval.scoring.sizing import ModelTokens, model_tokens, read_window
 
 ProgressFn = Callable[[int], None]
+#: Embeds batches of texts, yielding (batch index, vectors) in any order: this process, or a Ray actor pool.
+BatchRunner = Callable[[list[list[str]]], Iterable[tuple[int, np.ndarray]]]
 #: Embedding backends, the default first.
 BACKENDS = ("torch", "onnx")
 #: Devices offered (``cuda:N`` picks one GPU). No "auto": the device is part of the cache key, so it is chosen.
@@ -197,8 +199,35 @@ class Embedder:
         onnx_file = export(folder, self.onnx_dir / digest)
         return OnnxEncoder(folder, onnx_file, self.max_tokens, self.device)
 
-    def encode(self, texts: Sequence[str], progress: ProgressFn | None = None) -> tuple[np.ndarray, EmbedCounts]:
-        """Vectors for ``texts`` (L2-normalised float32), embedding only those the cache lacks."""
+    def encode_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """One batch through the model, as every engine does it: the same call, so the same vectors.
+
+        The window is read before the model loads, so a fresh process (a Ray actor) truncates where this run's
+        report says, as the driver does.
+        """
+        _ = self.tokens
+        vectors = self.model().encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def _run_batches(self, batches: list[list[str]]) -> Iterator[tuple[int, np.ndarray]]:
+        for i, batch in enumerate(batches):
+            yield i, self.encode_batch(batch)
+
+    def encode(
+        self, texts: Sequence[str], progress: ProgressFn | None = None, runner: BatchRunner | None = None
+    ) -> tuple[np.ndarray, EmbedCounts]:
+        """Vectors for ``texts`` (L2-normalised float32), embedding only those the cache lacks.
+
+        The texts to embed are cut into batches here, always the same way (longest first, ``batch_size`` each), and
+        ``runner`` embeds them: this process by default, or Ray actors (``retrieval.ray_engine``), which may return
+        batches in any order. Either way this process alone writes the cache, as each batch comes back.
+        """
         counts = EmbedCounts()
         keys = [text_key(t) for t in texts]
         found = self.cache.get_many(self.cache_id, keys) if self.cache is not None else {}
@@ -211,21 +240,15 @@ class Embedder:
         if progress is not None and counts.cached:
             progress(counts.cached)
         if missing:
-            model = self.model()
             occurrences = Counter(keys)
             items = list(missing.items())
             # Longest first keeps padding small within a batch; the order does not change any vector.
             items.sort(key=lambda kv: -len(kv[1]))
-            for i in range(0, len(items), self.batch_size):
-                batch = items[i : i + self.batch_size]
-                vecs = model.encode(
-                    [t for _, t in batch],
-                    batch_size=self.batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                ).astype(np.float32)
-                pairs = [(k, v) for (k, _), v in zip(batch, vecs, strict=False)]
+            groups = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
+            run = runner or self._run_batches
+            for index, vecs in run([[t for _, t in group] for group in groups]):
+                batch = groups[index]
+                pairs = [(k, v) for (k, _), v in zip(batch, vecs, strict=True)]
                 found.update(pairs)
                 if self.cache is not None:
                     self.cache.put_many(self.cache_id, pairs)
