@@ -249,6 +249,9 @@ def test_unit_text_rules() -> None:
     assert reject_reason("Options for the client are:", "f") == "list_like"
     assert reject_reason("Deprecated: use the other function instead", "f") == "uninformative"
     assert reject_reason("Parse parses the parse", "parse") in ("too_few_words", "mostly_name")
+    # A URL's pieces are not words (seen on go-chi/chi: "Taken from https://github.com/mytrile/nocache").
+    assert reject_reason("Taken from https://github.com/mytrile/nocache", "NoCache") == "too_few_words"
+    assert reject_reason("Retries the request as described at https://example.org/retry", "f") is None
     assert blank_rows("a\r\nb\r\nc", [(1, 1)]) == "a\r\n\r\nc"
     assert group_spans([3, 4, 7, 20], ["x"] * 25, gap=2) == [(3, 7), (20, 20)]
     assert group_spans([5], ["x"] * 4 + ["}"], gap=2) == []  # a lone brace is not a span

@@ -76,8 +76,13 @@ def strip_markup(text: str) -> str:
     return text
 
 
+#: A URL's pieces are not words a person would type for what the code does ("Taken from https://github.com/...").
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
+
+
 def words_of(text: str) -> list[str]:
-    return re.findall(r"[A-Za-z][A-Za-z0-9']*", text)
+    """The words of ``text``, URLs left out."""
+    return re.findall(r"[A-Za-z][A-Za-z0-9']*", _URL.sub(" ", text))
 
 
 def name_tokens(name: str) -> set[str]:
