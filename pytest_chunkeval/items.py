@@ -67,8 +67,9 @@ class StrategyNode(pytest.Collector):
             return
         for q in self.suite.queries:
             yield QueryItem.from_parent(self, name=q.id, query_id=q.id)
-        for check in QUALITY_CHECKS:
-            yield QualityItem.from_parent(self, name=f"quality[{check}]", check=check)
+        if self.mode == state.options.retrieval_modes[0]:  # chunk checks do not depend on the search: once
+            for check in QUALITY_CHECKS:
+                yield QualityItem.from_parent(self, name=f"quality[{check}]", check=check)
         if state.comparing:
             yield ComparisonItem.from_parent(self, name="vs-base" if state.comparing == "base" else "regression")
         if state.options.gated(self.reg.name):
