@@ -1,7 +1,7 @@
 """Retrieval mode as a dimension (``--chunkeval-retrieval vector,hybrid``) on hand-made results: ids, rows, report.
 
 No model and no database here: the values are made by hand so each expected number is worked out below. The one
-end-to-end run with the real model is in tests/test_retrieval_modes_e2e.py.
+end-to-end runs with the real model are in tests/test_retrieval_modes_e2e.py.
 """
 from __future__ import annotations
 
