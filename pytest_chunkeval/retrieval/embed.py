@@ -205,7 +205,8 @@ class Embedder:
         The window is read before the model loads, so a fresh process (a Ray actor) truncates where this run's
         report says, as the driver does.
         """
-        _ = self.tokens
+        if self._model is None:  # the window is read before the model loads; a given model (a fake) has its own
+            _ = self.tokens
         vectors = self.model().encode(
             list(texts),
             batch_size=self.batch_size,
