@@ -101,6 +101,11 @@ def _summary(tr: pytest.TerminalReporter, summary: dict[str, dict[str, dict[str,
         tr.write_line("whole pytest --chunkeval run (fastest round)")
         _table(tr, ["state", "s", "texts embedded"],
                [[row, _fmt(v.get("s")), _fmt(v.get("embedded"))] for row, v in whole.items()])
+    if large := summary.get("large suite"):
+        tr.write_line("")
+        tr.write_line("large suite, cold, beside the embedder alone on the same texts (one round)")
+        for row, values in large.items():
+            tr.write_line(f"  {row}: " + ", ".join(f"{k} {_fmt(v)}" for k, v in values.items()))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config

@@ -8,9 +8,10 @@ A round embeds all of them through ``Embedder.encode`` with no cache, which is t
 first, so batches pad little). tokens/s counts the tokens the model reads: each text's tokens with the special
 tokens, cut at the model's window (256 for all-MiniLM-L6-v2), padding not counted.
 
-Backends: :data:`BACKENDS` maps a name to a factory of an encode function for one batch size. ``torch`` is the
-one the plugin uses today; another (ONNX Runtime, OpenVINO, ...) is one more entry, and its rows, group and summary
-lines follow from the name.
+Backends: :data:`BACKENDS` maps a name to a factory of an encode function for one batch size: ``torch``
+(sentence-transformers, the default) and ``onnx`` (ONNX Runtime over a local export, ``--chunkeval-backend onnx``),
+both through the plugin's ``Embedder``; another is one more entry, and its rows, group and summary lines follow
+from the name.
 """
 from __future__ import annotations
 
@@ -26,22 +27,37 @@ SECTION = "embedding"
 Encode = Callable[[Sequence[str]], Any]
 
 
-def torch_encoder(batch_size: int) -> Encode:
-    """The plugin's embedder as the evaluation builds it, minus the cache (every round must embed every text)."""
-    from pytest_chunkeval.retrieval.embed import Embedder
+def plugin_encoder(backend: str) -> Callable[[int], Encode]:
+    """The plugin's embedder as the evaluation builds it with ``--chunkeval-backend``, minus the cache (every
+    round must embed every text). The ONNX export, if any, lands in a temporary folder and is made before the
+    timed rounds, as loading is: both are paid once per run, not per batch."""
 
-    embedder = Embedder(batch_size=batch_size, cache=None)
-    embedder.model()  # load outside the timed rounds: loading is paid once per run, not per batch
+    def factory(batch_size: int) -> Encode:
+        import tempfile
+        from pathlib import Path
 
-    def encode(texts: Sequence[str]) -> Any:
-        return embedder.encode(list(texts))[0]
+        from pytest_chunkeval.retrieval.embed import Embedder
 
-    return encode
+        if backend == "onnx":
+            from pytest_chunkeval.retrieval.onnx_backend import missing_packages
+
+            if missing := missing_packages():
+                raise ImportError(f"{', '.join(missing)} (pip install -e '.[onnx]')")
+        onnx_dir = Path(tempfile.gettempdir()) / "chunkeval-bench-onnx"
+        embedder = Embedder(batch_size=batch_size, cache=None, backend=backend, onnx_dir=onnx_dir)
+        embedder.model()
+
+        def encode(texts: Sequence[str]) -> Any:
+            return embedder.encode(list(texts))[0]
+
+        return encode
+
+    return factory
 
 
 #: Backend name -> factory of an encode function for a batch size. A factory raises ``ImportError`` when its
 #: backend is not installed; the rows are then skipped with the message.
-BACKENDS: dict[str, Callable[[int], Encode]] = {"torch": torch_encoder}
+BACKENDS: dict[str, Callable[[int], Encode]] = {"torch": plugin_encoder("torch"), "onnx": plugin_encoder("onnx")}
 
 
 def batch_sizes() -> list[int]:
