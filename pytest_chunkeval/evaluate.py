@@ -300,13 +300,12 @@ class Evaluator:
 
         def rows_and_vectors() -> tuple[list[Row], np.ndarray]:
             texts = [c.text for _, c in run.chunks]
-            advance = self.progress(f"embedding {run.suite.name} · {run.name}", len(texts))
             runner = None
             if self.engine is not None:
                 e = self.embedder
                 runner = self.engine.runner(e.name_or_path, e.device, e.backend, e.batch_size, e.onnx_dir)
             started = time.perf_counter()
-            vectors, run.embed = self.embedder.encode(texts, advance, runner)
+            vectors, run.embed = self.embedder.encode(texts, self._progress(f"{run.suite.name} · {run.name}"), runner)
             run.cost["embed_seconds"] = round(time.perf_counter() - started, 4)
             return [Row(cid, c.path, c.start_line, c.end_line, c.text) for cid, c in run.chunks], vectors
 
@@ -319,13 +318,20 @@ class Evaluator:
             if facts is not None:  # rebuilt (a damaged table) from cached chunks: the chunking cost stays the old one
                 run.cost.setdefault("embed_seconds", 0.0)
 
+    def _progress(self, what: str) -> Callable[[int, int], Callable[[int], None]]:
+        """Progress for the texts the cache lacks only: cache hits are no work, and counting them as done would
+        make the rate read like a faster model."""
+
+        def start(todo: int, cached: int) -> Callable[[int], None]:
+            return self.progress(f"embedding {what}" + (f" ({cached} from cache)" if cached else ""), todo)
+
+        return start
+
     def _queries(self, suite: GoldenSuite) -> dict[str, np.ndarray]:
         key = suite.path.resolve()
         if key not in self._query_vectors:
             texts = [q.text for q in suite.queries]
-            vectors, counts = self.embedder.encode(
-                texts, self.progress(f"embedding {suite.name} · queries", len(texts))
-            )
+            vectors, counts = self.embedder.encode(texts, self._progress(f"{suite.name} · queries"))
             self.query_embed.add(counts)
             self._query_vectors[key] = {q.id: v for q, v in zip(suite.queries, vectors, strict=False)}
         return self._query_vectors[key]

@@ -346,7 +346,8 @@ def read_options(config: pytest.Config) -> Options:
         chart=r.optional_path("chunkeval_chart"),
         baseline=str(r.value("chunkeval_baseline", "--chunkeval-baseline")),
         accept_misses=bool(config.getoption("chunkeval_accept_misses")),
-        progress=not config.getoption("chunkeval_no_progress"),
+        # -q is a request for less output: progress lines are the first thing to go (the summary stays).
+        progress=not config.getoption("chunkeval_no_progress") and config.get_verbosity() >= 0,
         gate_candidates=[*r.ini("chunkeval_gate_candidates"), *config.getoption("chunkeval_gate")],
         thresholds=Thresholds(
             ndcg_gain=r.number(float, "chunkeval_gate_ndcg_gain"),

@@ -46,23 +46,31 @@ def pytest_configure(config: pytest.Config) -> None:
                 config.pluginmanager.register(module, f"chunkeval-strategies-{module.__name__}")
     if options is None:
         return
-    if str(getattr(config.option, "markexpr", "")).strip() == "chunkeval" and hasattr(
-        config.option, "disable_unused_snapshots"
-    ):
+    if _evaluation_only(config) and hasattr(config.option, "disable_unused_snapshots"):
         # An evaluation-only run (-m chunkeval) runs no snapshot test, so syrupy's "unused snapshots" verdict means
         # nothing there; with -k it would still match snapshot names against the keyword and fail the run.
         config.option.disable_unused_snapshots = True
     capman = config.pluginmanager.getplugin("capturemanager")
+    tty = sys.stderr.isatty()
+
+    def emit(text: str) -> None:
+        reporter = config.pluginmanager.getplugin("terminalreporter")
+        if not tty and reporter is not None:
+            # A CI log interleaves stdout and stderr: end pytest's row of dots first, so a line written here never
+            # glues onto it (the dots resume on a line of their own).
+            reporter.ensure_newline()
+            reporter.flush()
+        sys.stderr.write(text)
+        sys.stderr.flush()
 
     def write(text: str) -> None:
         if capman is not None:
-            with capman.global_and_fixture_disabled():
-                sys.stderr.write(text)
-                sys.stderr.flush()
+            with capman.global_and_fixture_disabled():  # the real terminal, also while an item runs
+                emit(text)
         else:
-            sys.stderr.write(text)
+            emit(text)
 
-    config.stash[STATE_KEY] = ChunkevalState(options, write=write, tty=sys.stderr.isatty())
+    config.stash[STATE_KEY] = ChunkevalState(options, write=write, tty=tty)
 
 
 def _state(config: pytest.Config) -> ChunkevalState | None:

@@ -25,6 +25,9 @@ from pytest_chunkeval.retrieval.model_files import DEFAULT_MAX_TOKENS, resolve_m
 from pytest_chunkeval.scoring.sizing import ModelTokens, model_tokens, read_window
 
 ProgressFn = Callable[[int], None]
+#: Called once per ``encode`` with (texts to embed, texts served from the cache); returns what to call as embedded
+#: texts come back (occurrences of a text counted, so the total is the first number).
+ProgressStart = Callable[[int, int], ProgressFn]
 #: Embeds batches of texts, yielding (batch index, vectors) in any order: this process, or a Ray actor pool.
 BatchRunner = Callable[[list[list[str]]], Iterable[tuple[int, np.ndarray]]]
 #: Embedding backends, the default first.
@@ -221,7 +224,7 @@ class Embedder:
             yield i, self.encode_batch(batch)
 
     def encode(
-        self, texts: Sequence[str], progress: ProgressFn | None = None, runner: BatchRunner | None = None
+        self, texts: Sequence[str], progress: ProgressStart | None = None, runner: BatchRunner | None = None
     ) -> tuple[np.ndarray, EmbedCounts]:
         """Vectors for ``texts`` (L2-normalised float32), embedding only those the cache lacks.
 
@@ -238,8 +241,7 @@ class Embedder:
                 missing[key] = text
         counts.cached = sum(1 for k in keys if k in found)
         counts.embedded = len(keys) - counts.cached
-        if progress is not None and counts.cached:
-            progress(counts.cached)
+        advance = progress(counts.embedded, counts.cached) if progress is not None else None
         if missing:
             occurrences = Counter(keys)
             items = list(missing.items())
@@ -253,8 +255,8 @@ class Embedder:
                 found.update(pairs)
                 if self.cache is not None:
                     self.cache.put_many(self.cache_id, pairs)
-                if progress is not None:
-                    progress(sum(occurrences[k] for k, _ in batch))
+                if advance is not None:
+                    advance(sum(occurrences[k] for k, _ in batch))
         if not keys:
             return np.zeros((0, 0), dtype=np.float32), counts
         return np.stack([found[k] for k in keys]), counts

@@ -1,0 +1,41 @@
+"""Progress lines in a CI log (no terminal): each on a line of its own, never glued to pytest's dots; counting only
+the texts that are embedded (cache hits are no work); and none at all under ``-q``."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from test_plugin import project  # noqa: F401  (the fixture is used by name)
+
+pytestmark = pytest.mark.slow
+
+
+def _log(p: pytest.Pytester, *args: str) -> str:
+    """stdout and stderr of one run in one stream, as a CI log holds them."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--chunkeval", "-p", "no:cacheprovider", *args],
+                          cwd=p.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    return proc.stdout
+
+
+def test_progress_lines_stand_alone_and_count_only_what_is_embedded(project: pytest.Pytester) -> None:  # noqa: F811
+    cold = _log(project)
+    lines = [ln for ln in cold.splitlines() if "[chunkeval]" in ln]
+    assert lines, cold
+    assert all(ln.startswith("[chunkeval] ") for ln in lines), lines  # never after a row of dots
+    # fixed_size's windows of small files equal file_level's whole files: those come from the cache, said so
+    assert any(re.fullmatch(r"\[chunkeval\] embedding shop · fixed_size \(2 from cache\): 7 texts", ln)
+               for ln in lines), lines
+
+    (project.path / "golden" / "shop" / "corpus" / "extra.py").write_text("def refund(order):\n    return 0\n")
+    warm = _log(project)  # only the new file is embedded; the rest comes from the cache, and is said to
+    embedding = [ln for ln in warm.splitlines() if ln.startswith("[chunkeval] embedding")]
+    assert len(embedding) == 2, embedding  # fixed_size's window of the new file is that very text: nothing to do
+    assert embedding[0] == "[chunkeval] embedding shop · file_level (4 from cache): 1 texts"
+    assert embedding[1].startswith("[chunkeval] embedding shop · file_level (4 from cache): done in ")
+
+    assert "[chunkeval]" not in _log(project, "-q")
