@@ -12,6 +12,9 @@ TORCH ?= torch==2.13.0
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 PYTEST := $(BIN)/python -m pytest
 export LANCEDB_LOG ?= error
+# Byte-code caches on: with PYTHONDONTWRITEBYTECODE set (some CI images set it) every run compiles this package and
+# pytest re-rewrites the asserts of every plugin module it imports, ~1.5 s of each warm `make eval` here.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: setup eval eval-pystdlib test lint bench bench-save bench-compare clean-cache
 
