@@ -20,9 +20,9 @@ from pytest_chunkeval.chunking.fixed import FixedSizeChunker
 from pytest_chunkeval.fingerprint import index_fingerprint, strategy_fingerprint
 from pytest_chunkeval.golden import GoldenSuite, Query
 from pytest_chunkeval.retrieval.embed import EmbedCounts, Embedder
-from pytest_chunkeval.retrieval.index import Hit, IndexStore, RankingCache, Row
+from pytest_chunkeval.retrieval.index import SEARCH_VERSION, Hit, IndexStore, RankingCache, Row, lancedb_version
 from pytest_chunkeval.retrieval.table_identity import TableIdentity
-from pytest_chunkeval.run_cache import BuildFacts, FactsCache
+from pytest_chunkeval.run_cache import BuildFacts, FactsCache, ScoredSearch
 from pytest_chunkeval.scoring.line_metrics import evaluate_lines
 from pytest_chunkeval.scoring.metrics import ChunkRef, Ranked, evaluate_query, hit, sort_ranking
 from pytest_chunkeval.scoring.quality import QualityReport, check
@@ -347,10 +347,24 @@ class Evaluator:
 
     def _search(self, run: StrategyRun) -> None:
         k = self.settings.k
+        depth, retrieval = max(self.settings.depth, k), run.mode or self.settings.retrieval
+        scored_key = None
+        if self.facts is not None and run.fingerprint:
+            scored_key = FactsCache.outcomes_key(run.fingerprint, retrieval, k, depth, run.suite.queries,
+                                                 f"{lancedb_version()}/{SEARCH_VERSION}")
+            scored = self.facts.get_outcomes(scored_key)
+            if scored is not None:
+                run.outcomes, run.aggregate = scored.outcomes, scored.aggregate
+                return
+        self._score(run, k, depth, retrieval)
+        if scored_key is not None and self.facts is not None:
+            self.facts.put_outcomes(scored_key, ScoredSearch(run.outcomes, run.aggregate))
+
+    def _score(self, run: StrategyRun, k: int, depth: int, retrieval: str) -> None:
+        """Search every query (rankings from the cache where it has them) and score it, then the aggregates."""
         vectors = self._queries(run.suite)
         by_id = {cid: c for cid, c in run.chunks}
         refs = [ChunkRef(cid, c.path, c.start_line, c.end_line) for cid, c in run.chunks]
-        depth, retrieval = max(self.settings.depth, k), run.mode or self.settings.retrieval
         fresh: list[tuple[str, list[Hit]]] = []
         for q in run.suite.queries:
             hits: list[Hit] = []

@@ -1,4 +1,5 @@
-"""What building a (suite, strategy) index computed besides the table, kept so that a warm run need not redo it.
+"""What building and searching a (suite, strategy) index computed besides the table, kept so a warm run need not
+redo it.
 
 A warm run reuses every table (its name is the fingerprint of everything that feeds it) and every ranking (cached by
 table and query), but it still had to chunk the whole corpus again: the chunks are what rankings are mapped back to,
@@ -6,7 +7,9 @@ what the quality checks and the report read. Chunking is deterministic in exactl
 (the corpus bytes, the strategy's name, version, code and files, the model's window and tokenizer through the
 embedder's id), so its outcome is stored under that fingerprint: the chunks, the per-file fallbacks, the strategy's
 counters, the quality report, every chunk's token count, the table's size, and what the build cost when it ran
-(chunk, embed and build seconds), which the report shows on warm runs too.
+(chunk, embed and build seconds), which the report shows on warm runs too. Likewise each search's scored outcomes
+(every query's ranking, metrics and the aggregates with their bootstrap intervals), keyed by the index, the search
+and the questions with their relevance: a pure function of the cached rankings, so a warm run reads it back.
 
 Stored as a pickle in the cache store (``facts`` table, beside the vectors and rankings): the values are this
 package's own dataclasses, written and read by the same code version. :data:`FACTS_VERSION` and a digest of the
@@ -17,12 +20,14 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.golden import Query
 from pytest_chunkeval.retrieval.cache_store import CacheView
 from pytest_chunkeval.scoring.quality import QualityReport
 
@@ -32,13 +37,19 @@ FACTS_VERSION = "1"
 
 @lru_cache(maxsize=1)
 def _code_digest() -> str:
-    """The modules whose classes an entry holds or whose code produced it (chunk, quality, the harness's chunking)."""
+    """The modules whose classes an entry holds or whose code produced it: the chunk, the quality checks, the
+    harness's chunking and scoring, the golden data's classes, the metrics and statistics."""
     import pytest_chunkeval.chunk as chunk_module
     import pytest_chunkeval.evaluate as evaluate_module
+    import pytest_chunkeval.golden as golden_module
+    import pytest_chunkeval.scoring.line_metrics as line_metrics_module
+    import pytest_chunkeval.scoring.metrics as metrics_module
     import pytest_chunkeval.scoring.quality as quality_module
+    import pytest_chunkeval.scoring.stats as stats_module
 
     h = hashlib.sha256(FACTS_VERSION.encode())
-    for module in (chunk_module, quality_module, evaluate_module):
+    for module in (chunk_module, quality_module, evaluate_module, golden_module, metrics_module, line_metrics_module,
+                   stats_module):
         h.update(Path(str(module.__file__)).read_bytes())
     return h.hexdigest()[:16]
 
@@ -57,25 +68,58 @@ class BuildFacts:
     cost: dict[str, float] = field(default_factory=dict)  # chunk_seconds, embed_seconds, build_seconds
 
 
+@dataclass
+class ScoredSearch:
+    """One search of an index (one retrieval mode) with every query scored: what a warm run would recompute from
+    the cached rankings, bit for bit."""
+
+    outcomes: dict[str, Any]  # query id -> evaluate.QueryOutcome
+    aggregate: dict[str, dict[str, dict[str, float]]]
+
+
 class FactsCache(CacheView):
-    """:class:`BuildFacts` by index fingerprint."""
+    """:class:`BuildFacts` by index fingerprint, and :class:`ScoredSearch` by index, search and questions."""
 
     @staticmethod
     def key(fingerprint: str) -> str:
         return f"{fingerprint}:{_code_digest()}"
 
     def get(self, fingerprint: str) -> BuildFacts | None:
-        rows = self.store.read("SELECT value FROM facts WHERE key = ?", (self.key(fingerprint),))
-        if not rows:
-            return None
-        try:
-            facts = pickle.loads(rows[0][0])
-        except Exception as exc:  # noqa: BLE001 - any unreadable entry is a miss
-            self._warn(f"cache store {self.path}: dropped a damaged cached chunking ({type(exc).__name__}); "
-                       "chunking again")
-            return None
+        facts = self._get(self.key(fingerprint), "chunking")
         return facts if isinstance(facts, BuildFacts) else None
 
     def put(self, fingerprint: str, facts: BuildFacts) -> None:
-        blob = pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
-        self.store.write("INSERT OR REPLACE INTO facts VALUES (?, ?)", [(self.key(fingerprint), blob)])
+        self._put(self.key(fingerprint), facts)
+
+    def _put(self, key: str, value: Any) -> None:
+        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        self.store.write("INSERT OR REPLACE INTO facts VALUES (?, ?)", [(key, blob)])
+
+    def _get(self, key: str, what: str) -> Any:
+        rows = self.store.read("SELECT value FROM facts WHERE key = ?", (key,))
+        if not rows:
+            return None
+        try:
+            return pickle.loads(rows[0][0])
+        except Exception as exc:  # noqa: BLE001 - any unreadable entry is a miss
+            self._warn(f"cache store {self.path}: dropped a damaged cached {what} ({type(exc).__name__}); "
+                       f"computing it again")
+            return None
+
+    # -- scored outcomes ------------------------------------------------------------------------------------------
+    @staticmethod
+    def outcomes_key(fingerprint: str, mode: str, k: int, depth: int, queries: Sequence[Query], search: str) -> str:
+        """A search's scored outcomes depend on the index (``fingerprint``), how it was searched (mode, depth and
+        ``search``: the search code's and LanceDB's versions, as the ranking cache keys them), ``k`` and the
+        questions with their relevance; the scoring code is in :func:`_code_digest`."""
+        h = hashlib.sha256()
+        for q in queries:
+            h.update(repr((q.id, q.text, [(r.path, r.lines, r.grade) for r in q.relevant])).encode())
+        return f"outcomes:{fingerprint}:{mode}:{k}:{depth}:{search}:{h.hexdigest()[:16]}:{_code_digest()}"
+
+    def get_outcomes(self, key: str) -> ScoredSearch | None:
+        value = self._get(key, "scoring")
+        return value if isinstance(value, ScoredSearch) else None
+
+    def put_outcomes(self, key: str, scored: ScoredSearch) -> None:
+        self._put(key, scored)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -138,3 +139,21 @@ def test_cached_facts_hold_plain_package_values() -> None:
                                             end_byte=1, strategy="s"))], [], {}, None)
     assert pickle.loads(pickle.dumps(facts)) == facts
     assert FactsCache.key("fp") != "fp" and FactsCache.key("fp").startswith("fp:")
+
+
+@pytest.mark.slow
+def test_scores_cached_for_the_old_questions_are_not_served_for_edited_ones(project: pytest.Pytester) -> None:  # noqa: F811
+    assert run(project, "-m", "chunkeval", "--chunkeval-report=before.json").ret == 0
+    golden = project.path / "golden" / "shop" / "queries.yaml"
+    # The same question, now judged relevant in another file: every cached score of it is stale.
+    text = golden.read_text()
+    edited_text = re.sub(r"path: orders.py(\s+)lines: \[10, 12\]", r"path: auth.py\1lines: [8, 9]", text)
+    assert edited_text != text
+    golden.write_text(edited_text)
+    edited = run(project, "-m", "chunkeval", "--chunkeval-report=edited.json")
+    fresh = run(project, "-m", "chunkeval", "--chunkeval-report=fresh.json", "-o", "chunkeval_cache_dir=.fresh",
+                "--chunkeval-db=.fresh/lancedb")
+    assert edited.ret == fresh.ret
+    before, after, cold = (_report(project, n) for n in ("before.json", "edited.json", "fresh.json"))
+    assert _numbers(after) == _numbers(cold)  # what a cache-less run computes
+    assert _numbers(after) != _numbers(before)

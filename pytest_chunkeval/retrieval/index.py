@@ -50,7 +50,7 @@ SEARCH_VERSION = "1"
 
 
 @lru_cache(maxsize=1)
-def _lancedb_version() -> str:
+def lancedb_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -72,7 +72,7 @@ class RankingCache(CacheView):
     def key(table: str, mode: str, depth: int, text: str) -> str:
         import hashlib
 
-        parts = [table, mode, str(depth), text, _lancedb_version(), SEARCH_VERSION]
+        parts = [table, mode, str(depth), text, lancedb_version(), SEARCH_VERSION]
         return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
     def get(self, key: str) -> list[Hit] | None:
