@@ -17,57 +17,15 @@ from typing import Any
 import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/test_plugin.py)
 import numpy as np
 import pytest
+from test_plugin import CORPUS as SHOP
+from test_plugin import STRATEGIES  # the same two strategies as the plugin tests
 
 from pytest_chunkeval.retrieval.ray_engine import init_kwargs, merge_stats
 from pytest_chunkeval.strategy import Registration
 
-STRATEGIES = {
-    "file_level.py": """
-        from pytest_chunkeval import FileLevelChunker, strategy
-
-        @strategy
-        def file_level():
-            return FileLevelChunker()
-    """,
-    "fixed_size.py": """
-        from pytest_chunkeval import FixedSizeChunker, strategy
-
-        @strategy
-        def fixed_size():
-            return FixedSizeChunker(max_chunk_size=120, overlap=20)
-    """,
-}
-
 CORPUS = {
-    "auth.py": '''
-        import hashlib
-
-
-        def hash_password(password: str, salt: str) -> str:
-            return hashlib.sha256((salt + password).encode()).hexdigest()
-
-
-        def check_password(password: str, salt: str, digest: str) -> bool:
-            return hash_password(password, salt) == digest
-    ''',
-    "orders.py": '''
-        from dataclasses import dataclass
-
-
-        @dataclass
-        class Order:
-            id: int
-            items: list
-
-
-        def order_total(order: Order, discount: float = 0.0) -> float:
-            subtotal = sum(item["price"] * item["qty"] for item in order.items)
-            return round(subtotal * (1 - discount), 2)
-
-
-        def cancel_order(order: Order) -> None:
-            order.items.clear()
-    ''',
+    "auth.py": SHOP["auth.py"],
+    "orders.py": SHOP["orders.py"],
     "retry.py": '''
         import time
 

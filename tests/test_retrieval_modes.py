@@ -175,8 +175,8 @@ def test_verify_flags_an_entry_whose_mode_the_report_did_not_evaluate(tmp_path: 
     ("vector, hybrid", ["golden/shop/queries.yaml::fixed_size[vector]::order-total",
                         "golden/shop/queries.yaml::fixed_size[hybrid]::order-total"]),
 ])
-def test_item_ids_carry_the_mode_only_when_there_are_several(pytester: pytest.Pytester, modes: str,
-                                                               expected: list[str]) -> None:
+def _one_query_project(pytester: pytest.Pytester) -> None:
+    """One strategy, one file, one query: enough to see what is collected."""
     (pytester.path / "strategies").mkdir()
     (pytester.path / "strategies" / "fixed_size.py").write_text(
         "from pytest_chunkeval import FixedSizeChunker, strategy\n\n\n@strategy\ndef fixed_size():\n"
@@ -187,6 +187,11 @@ def test_item_ids_carry_the_mode_only_when_there_are_several(pytester: pytest.Py
     (corpus.parent / "queries.yaml").write_text(
         "corpus: corpus\nqueries:\n  - id: order-total\n    query: total of an order\n"
         "    relevant:\n      - path: orders.py\n        lines: [1, 2]\n")
+
+
+def test_item_ids_carry_the_mode_only_when_there_are_several(pytester: pytest.Pytester, modes: str,
+                                                               expected: list[str]) -> None:
+    _one_query_project(pytester)
     result = pytester.runpytest_subprocess("--chunkeval", "-p", "no:cacheprovider", "--collect-only", "-q",
                                            f"--chunkeval-retrieval={modes}", "-k", "order-total")
     ids = [line for line in result.stdout.lines if "::" in line]
@@ -195,16 +200,7 @@ def test_item_ids_carry_the_mode_only_when_there_are_several(pytester: pytest.Py
 
 def test_chunk_checks_are_collected_once_whatever_the_modes(pytester: pytest.Pytester) -> None:
     """Quality checks judge the chunks, which every mode shares: under the first mode only, not once per mode."""
-    (pytester.path / "strategies").mkdir()
-    (pytester.path / "strategies" / "fixed_size.py").write_text(
-        "from pytest_chunkeval import FixedSizeChunker, strategy\n\n\n@strategy\ndef fixed_size():\n"
-        "    return FixedSizeChunker(max_chunk_size=120)\n")
-    corpus = pytester.path / "golden" / "shop" / "corpus"
-    corpus.mkdir(parents=True)
-    (corpus / "orders.py").write_text("def order_total(order):\n    return sum(order)\n")
-    (corpus.parent / "queries.yaml").write_text(
-        "corpus: corpus\nqueries:\n  - id: order-total\n    query: total of an order\n"
-        "    relevant:\n      - path: orders.py\n        lines: [1, 2]\n")
+    _one_query_project(pytester)
     result = pytester.runpytest_subprocess("--chunkeval", "-p", "no:cacheprovider", "--collect-only", "-q",
                                            "--chunkeval-retrieval=vector,hybrid", "-k", "quality")
     ids = [line for line in result.stdout.lines if "::" in line]
