@@ -170,11 +170,6 @@ def test_verify_flags_an_entry_whose_mode_the_report_did_not_evaluate(tmp_path: 
         "s.yaml / ast[hybrid]: retrieval mode 'fts' is not one of the report's ['vector', 'hybrid']"]
 
 
-@pytest.mark.parametrize(("modes", "expected"), [
-    ("hybrid", ["golden/shop/queries.yaml::fixed_size::order-total"]),
-    ("vector, hybrid", ["golden/shop/queries.yaml::fixed_size[vector]::order-total",
-                        "golden/shop/queries.yaml::fixed_size[hybrid]::order-total"]),
-])
 def _one_query_project(pytester: pytest.Pytester) -> None:
     """One strategy, one file, one query: enough to see what is collected."""
     (pytester.path / "strategies").mkdir()
@@ -189,6 +184,11 @@ def _one_query_project(pytester: pytest.Pytester) -> None:
         "    relevant:\n      - path: orders.py\n        lines: [1, 2]\n")
 
 
+@pytest.mark.parametrize(("modes", "expected"), [
+    ("hybrid", ["golden/shop/queries.yaml::fixed_size::order-total"]),
+    ("vector, hybrid", ["golden/shop/queries.yaml::fixed_size[vector]::order-total",
+                        "golden/shop/queries.yaml::fixed_size[hybrid]::order-total"]),
+])
 def test_item_ids_carry_the_mode_only_when_there_are_several(pytester: pytest.Pytester, modes: str,
                                                                expected: list[str]) -> None:
     _one_query_project(pytester)
