@@ -1,0 +1,59 @@
+"""Accepted-miss records on hand-made outcomes: what is recorded, what is forgotten, what a file says on disk."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_chunkeval.accepted import FILE_NAME, HEADER, AcceptedMisses, settings_key
+
+HYBRID = settings_key("m", "hybrid", 10)
+VECTOR = settings_key("m", "vector", 10)
+
+
+def test_no_file_is_an_empty_record_that_writes_nothing_until_a_miss(tmp_path: Path) -> None:
+    record = AcceptedMisses.load(tmp_path)
+    assert record.ids(HYBRID, "ast") == set() and not record.dirty
+    record.update(HYBRID, "ast", {"q1": True, "q2": True})
+    record.save()
+    assert not (tmp_path / FILE_NAME).exists()
+
+
+def test_misses_are_recorded_sorted_per_setting_and_strategy_and_read_back(tmp_path: Path) -> None:
+    record = AcceptedMisses.load(tmp_path)
+    record.update(HYBRID, "ast", {"q2": False, "q1": False, "q3": True})
+    record.update(VECTOR, "ast", {"q3": False})
+    record.save()
+    text = (tmp_path / FILE_NAME).read_text()
+    assert text.startswith(HEADER)
+    again = AcceptedMisses.load(tmp_path)
+    assert again.data == {HYBRID: {"ast": ["q1", "q2"]}, VECTOR: {"ast": ["q3"]}}
+    assert again.ids(HYBRID, "ast") == {"q1", "q2"} and again.ids(HYBRID, "fixed_size") == set()
+
+
+def test_a_fixed_query_is_forgotten_and_one_that_did_not_run_is_kept(tmp_path: Path) -> None:
+    record = AcceptedMisses(tmp_path / FILE_NAME, {HYBRID: {"ast": ["q1", "q2"]}})
+    record.update(HYBRID, "ast", {"q1": True})  # q1 now hits; q2 was not run (deselected): its record stands
+    assert record.dirty and record.data == {HYBRID: {"ast": ["q2"]}}
+    record.update(HYBRID, "ast", {"q2": True})
+    assert record.data == {}  # nothing left: the section goes, and save removes the file
+    (tmp_path / FILE_NAME).write_text("stale")
+    record.save()
+    assert not (tmp_path / FILE_NAME).exists()
+
+
+def test_an_unchanged_record_is_not_rewritten(tmp_path: Path) -> None:
+    record = AcceptedMisses(tmp_path / FILE_NAME, {HYBRID: {"ast": ["q1"]}})
+    record.update(HYBRID, "ast", {"q1": False, "q2": True})
+    assert not record.dirty
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("a: [1, 2\n", rf"{FILE_NAME}:\d+: not valid YAML"),
+    ("- just\n- a list\n", "expected a mapping of settings -> strategy -> \\[query ids\\]"),
+    ("s:\n  ast: not-a-list\n", "expected a mapping of settings -> strategy -> \\[query ids\\]"),
+])
+def test_a_damaged_record_names_the_file_and_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / FILE_NAME).write_text(text)
+    with pytest.raises(ValueError, match=message):
+        AcceptedMisses.load(tmp_path)

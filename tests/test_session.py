@@ -1,0 +1,59 @@
+"""The run's state on hand-made outcomes, no pytest run: which misses fail, which records a run writes, and how
+several retrieval modes keep apart (each in the section a one-mode run of it would use)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_chunkeval.accepted import FILE_NAME, AcceptedMisses, settings_key
+from pytest_chunkeval.options import Options
+from pytest_chunkeval.session import ChunkevalState
+
+
+@pytest.fixture
+def suite_dir(tmp_path: Path) -> Path:
+    corpus = tmp_path / "golden" / "shop" / "corpus"
+    corpus.mkdir(parents=True)
+    (corpus / "a.py").write_text("def a():\n    return 1\n")
+    (corpus.parent / "queries.yaml").write_text(
+        "corpus: corpus\nqueries:\n"
+        + "".join(f"  - {{id: q{i}, query: question number {i}, relevant: [{{path: a.py}}]}}\n" for i in range(3)))
+    return corpus.parent
+
+
+def state(root: Path, **kw: object) -> ChunkevalState:
+    options = Options(rootdir=root, golden_patterns=["golden/*/queries.yaml"], golden_paths=[],
+                      strategies_dir=root / "strategies", **kw)
+    s = ChunkevalState(options, write=lambda text: None)
+    s._model_id = "m"  # as an xdist controller knows it: no evaluator, no model needed
+    return s
+
+
+def test_only_misses_without_a_record_count_and_each_mode_reads_its_own_section(suite_dir: Path) -> None:
+    AcceptedMisses(suite_dir / FILE_NAME, {settings_key("m", "hybrid", 10): {"ast": ["q0"]}}, dirty=True).save()
+    s = state(suite_dir.parent.parent, retrieval="hybrid,vector")
+    suite = s.suite(suite_dir / "queries.yaml")
+    s.record(suite, "ast", "q0", False, "hybrid")  # recorded under hybrid: accepted
+    s.record(suite, "ast", "q1", True, "hybrid")
+    s.record(suite, "ast", "q0", False, "vector")  # the same query under vector: no record there
+    s.record(suite, "ast", "q2", False)  # no mode: the run's first
+    assert s.unrecorded_misses() == 2
+    assert s.label("ast", "vector") == "ast[vector]"
+
+
+def test_accepting_writes_each_modes_section_and_nothing_without_the_flag(suite_dir: Path) -> None:
+    root = suite_dir.parent.parent
+    plain = state(root, retrieval="hybrid,vector")
+    plain.record(plain.suite(suite_dir / "queries.yaml"), "ast", "q1", False, "vector")
+    assert plain.save_accepted() == [] and not (suite_dir / FILE_NAME).exists()
+
+    s = state(root, retrieval="hybrid,vector", accept_misses=True)
+    suite = s.suite(suite_dir / "queries.yaml")
+    s.record(suite, "ast", "q1", False, "vector")
+    s.record(suite, "ast", "q2", False, "hybrid")
+    s.record(suite, "fixed_size", "q0", True, "hybrid")
+    assert s.save_accepted() == [suite_dir / FILE_NAME]
+    assert s.unrecorded_misses() == 0  # accepting: nothing fails as a miss
+    assert AcceptedMisses.load(suite_dir).data == {settings_key("m", "hybrid", 10): {"ast": ["q2"]},
+                                                  settings_key("m", "vector", 10): {"ast": ["q1"]}}
