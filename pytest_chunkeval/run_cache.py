@@ -92,7 +92,12 @@ class FactsCache(CacheView):
         self._put(self.key(fingerprint), facts)
 
     def _put(self, key: str, value: Any) -> None:
-        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # noqa: BLE001 - e.g. a strategy's chunk metadata holding a parser object
+            self._warn(f"cache store {self.path}: cannot cache this result ({type(exc).__name__}: {exc}); it is "
+                       "computed again on every run")
+            return
         self.store.write("INSERT OR REPLACE INTO facts VALUES (?, ?)", [(key, blob)])
 
     def _get(self, key: str, what: str) -> Any:

@@ -157,3 +157,19 @@ def test_scores_cached_for_the_old_questions_are_not_served_for_edited_ones(proj
     before, after, cold = (_report(project, n) for n in ("before.json", "edited.json", "fresh.json"))
     assert _numbers(after) == _numbers(cold)  # what a cache-less run computes
     assert _numbers(after) != _numbers(before)
+
+
+def test_a_result_that_cannot_be_pickled_is_left_uncached_with_a_warning(tmp_path: Path) -> None:
+    import warnings
+
+    from pytest_chunkeval.chunk import Chunk
+    from pytest_chunkeval.run_cache import BuildFacts, FactsCache
+
+    chunk = Chunk(text="x", path="a.py", start_line=1, end_line=1, start_byte=0, end_byte=1, strategy="s",
+                  metadata={"parser": lambda: None})  # a user strategy's metadata need not pickle
+    cache = FactsCache(tmp_path / "cache.sqlite")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cache.put("fp", BuildFacts(1, [("a.py#0", chunk)], [], {}, None))
+    assert cache.get("fp") is None
+    assert any("cannot cache this result" in str(w.message) for w in caught)
