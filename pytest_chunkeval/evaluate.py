@@ -241,7 +241,6 @@ class Evaluator:
             self._apply(run, facts)
         else:
             self._chunk(run, reg)
-            self._count_tokens(run)
         self._index(run, fingerprint, facts)
         if facts is None and self.facts is not None:
             self.facts.put(fingerprint, BuildFacts(
@@ -255,14 +254,6 @@ class Evaluator:
         run.files_handled, run.chunks, run.fallbacks = facts.files_handled, facts.chunks, facts.fallbacks
         run.strategy_stats, run.quality, run.tokens = facts.strategy_stats, facts.quality, facts.tokens
         run.cost, run.facts_cached = dict(facts.cost), True
-
-    def _count_tokens(self, run: StrategyRun) -> None:
-        """Every chunk's tokens, once, when it is chunked: budget recall reads them for whatever gets retrieved, and
-        the tokenizer is cheap beside the embedding that follows (what a generator receives is the chunk's text,
-        without the [CLS]/[SEP] the embedder adds)."""
-        tokens = self.embedder.tokens
-        counted = tokens.count_many([c.text for _, c in run.chunks])
-        run.tokens = {cid: max(0, n - tokens.specials) for (cid, _), n in zip(run.chunks, counted, strict=True)}
 
     def _chunk(self, run: StrategyRun, reg: Registration | None = None) -> None:
         t0 = time.perf_counter()
@@ -288,7 +279,13 @@ class Evaluator:
             run.chunks.extend((f"{path}#{i}", c) for i, c in enumerate(by_file[path]))
         run.chunk_seconds = time.perf_counter() - t0
         run.cost["chunk_seconds"] = round(run.chunk_seconds, 4)
-        run.quality = check(strategy, run.suite.corpus.files, by_file)
+        # Every chunk's tokens, once, when it is made: the quality checks judge the window with them, and budget
+        # recall reads them for whatever gets retrieved (what a generator receives is the chunk's text, without
+        # the [CLS]/[SEP] the embedder adds). The contract is bound to the embedder's model: the same tokenizer.
+        tokens = self.embedder.tokens
+        counted = tokens.count_many([c.text for _, c in run.chunks])
+        run.tokens = {cid: max(0, n - tokens.specials) for (cid, _), n in zip(run.chunks, counted, strict=True)}
+        run.quality = check(strategy, run.suite.corpus.files, by_file, counted if strategy.model is tokens else None)
 
     def _index(self, run: StrategyRun, fingerprint: str, facts: BuildFacts | None) -> None:
         if not run.chunks:  # nothing to index: every query retrieves nothing and scores 0

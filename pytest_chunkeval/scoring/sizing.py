@@ -61,6 +61,10 @@ class TokenModel(Protocol):
     def token_starts(self, text: str) -> tuple[list[int], int]: ...
 
 
+#: Texts tokenized at once when only their token counts are wanted.
+COUNT_BATCH = 512
+
+
 @dataclass(frozen=True)
 class ModelTokens:
     """The window and tokenizer of one model directory; built by :func:`model_tokens`, held by the embedder.
@@ -82,7 +86,12 @@ class ModelTokens:
         return len(self.tokenizer.encode(text).ids)
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        return [len(e.ids) for e in self.tokenizer.encode_batch(list(texts))] if texts else []
+        """Token counts of ``texts``, tokenized in slices of :data:`COUNT_BATCH`: an encoding keeps every token's
+        string and offsets, so a whole corpus at once (tens of thousands of chunks) held gigabytes only to count."""
+        out: list[int] = []
+        for start in range(0, len(texts), COUNT_BATCH):
+            out.extend(len(e.ids) for e in self.tokenizer.encode_batch(list(texts[start : start + COUNT_BATCH])))
+        return out
 
     @property
     def specials(self) -> int:
