@@ -38,12 +38,19 @@ def load_strategy_modules(folder: Path, only_using: str | None = None) -> list[M
         module = importlib.util.module_from_spec(spec)
         sys.modules[mod_name] = module
         try:
-            spec.loader.exec_module(module)
+            exec_source(module, path)
         except Exception as exc:
             sys.modules.pop(mod_name, None)
             raise ImportError(f"{path}: could not import strategy module: {type(exc).__name__}: {exc}") from exc
         modules.append(module)
     return modules
+
+
+def exec_source(module: ModuleType, path: Path) -> None:
+    """Run a strategy module from its source, never from a byte-code cache: the index fingerprint hashes the
+    source, and a file edited within the same second at the same size looks unchanged to the cache (its mtime and
+    size), which would then run the old code under the new fingerprint."""
+    exec(compile(path.read_bytes(), str(path), "exec"), module.__dict__)
 
 
 def strategies_in(folder: Path) -> dict[str, Registration]:

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.discovery import exec_source
 from pytest_chunkeval.strategy import Contract, Registration, registrations
 
 #: Strategies rebuilt in this (worker) process, by spec: a worker runs many chunking tasks, the factory runs once.
@@ -110,7 +111,7 @@ def _import_path(path: Path) -> None:
         raise RuntimeError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    exec_source(module, path)  # an edited file is re-run from its source, whatever its byte-code cache says
 
 
 def chunk_rows(batch: dict[str, Any], spec: StrategySpec) -> dict[str, Any]:
