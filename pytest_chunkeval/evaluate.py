@@ -310,10 +310,8 @@ class Evaluator:
         # The size is a function of the table's content, which the fingerprint fixes: measured once, when built.
         run.index_bytes = facts.index_bytes if run.reused and facts else self.store.size_bytes(run.table)
         run.build_seconds = time.perf_counter() - t0
-        if not run.reused:
+        if not run.reused:  # embed_seconds was measured by rows_and_vectors; chunk_seconds stays the chunking's
             run.cost["build_seconds"] = round(run.build_seconds, 4)
-            if facts is not None:  # rebuilt (a damaged table) from cached chunks: the chunking cost stays the old one
-                run.cost.setdefault("embed_seconds", 0.0)
 
     def _progress(self, what: str) -> Callable[[int, int], Callable[[int], None]]:
         """Progress for the texts the cache lacks only: cache hits are no work, and counting them as done would

@@ -11,23 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_fingerprint_cache import FakeSentenceModel  # the same small named fake
 
 from pytest_chunkeval.fingerprint import index_fingerprint
 from pytest_chunkeval.retrieval.embed import Embedder, EmbeddingCache, check_device
 from pytest_chunkeval.retrieval.onnx_backend import OnnxUnavailable, export, missing_packages, pipeline
-
-
-class FakeSentenceModel:
-    """Deterministic 4-d vectors from text length; records what it was asked to embed."""
-
-    max_seq_length = 256
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-
-    def encode(self, texts: list[str], **_: object) -> np.ndarray:
-        self.seen.extend(texts)
-        return np.array([[len(t), 1.0, 0.0, 0.0] for t in texts], dtype=np.float32)
 
 
 def fake_embedder(tmp_path: Path, **settings: object) -> tuple[Embedder, FakeSentenceModel]:
