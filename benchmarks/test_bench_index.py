@@ -33,7 +33,7 @@ BUILD_SIZES = (1000, 3000)
 @pytest.fixture(scope="module")
 def rows() -> list[Any]:  # -> list[pytest_chunkeval.retrieval.index.Row]
     from pytest_chunkeval import AstChunker
-    from pytest_chunkeval.retrieval.index import Row
+    from pytest_chunkeval.retrieval.table_rows import Row
 
     suite = load_suite("pystdlib")
     chunker = AstChunker("ast", max_chunk_size=1000, min_chunk_size=100, preserve_context=False)

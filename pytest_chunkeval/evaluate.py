@@ -8,7 +8,7 @@ and searched once per mode: a result per (suite, strategy, mode), sharing everyt
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -16,12 +16,13 @@ from typing import Any, Protocol
 import numpy as np
 
 from pytest_chunkeval.chunk import Chunk
-from pytest_chunkeval.chunking.fixed import FixedSizeChunker
+from pytest_chunkeval.chunking.boundary import chunk_file
 from pytest_chunkeval.fingerprint import index_fingerprint, strategy_fingerprint
 from pytest_chunkeval.golden import GoldenSuite, Query
-from pytest_chunkeval.retrieval.embed import EmbedCounts, Embedder
-from pytest_chunkeval.retrieval.index import SEARCH_VERSION, Hit, IndexStore, RankingCache, Row, lancedb_version
+from pytest_chunkeval.retrieval.embed import STREAM_WINDOW, EmbedCounts, Embedder
+from pytest_chunkeval.retrieval.index import SEARCH_VERSION, IndexStore, RankingCache, lancedb_version
 from pytest_chunkeval.retrieval.table_identity import TableIdentity
+from pytest_chunkeval.retrieval.table_rows import Hit, Row
 from pytest_chunkeval.run_cache import BuildFacts, FactsCache, ScoredSearch
 from pytest_chunkeval.scoring.line_metrics import evaluate_lines
 from pytest_chunkeval.scoring.metrics import ChunkRef, Ranked, evaluate_query, hit, sort_ranking
@@ -89,66 +90,6 @@ class StrategyRun:
 
     def per_query(self, mode: str, metric: str) -> list[float]:
         return [o.metrics[mode][metric] for o in self.outcomes.values()]
-
-
-def _chunk_file(strategy: Contract, name: str, path: str, text: str, fallbacks: list[str]) -> list[Chunk]:
-    """The strategy's chunks for one file; an exception or invalid output falls back to fixed windows, counted.
-
-    Chunks are checked here, at the boundary, because every later stage trusts them: a line span outside the file
-    or reversed is scored silently (relevance is judged on spans), and a value that is not a ``Chunk`` fails every
-    item of the strategy far from its cause. One entry per file in ``fallbacks`` names the file and the first bad
-    chunk; the report prefixes the strategy's name.
-    """
-    try:
-        chunks = list(strategy.chunk(path, text))
-        problem = chunk_problem(chunks, path, text)
-    except Exception as exc:  # a strategy bug on one file must not sink the whole evaluation
-        problem = f"{type(exc).__name__}: {exc}"
-    if problem is not None:
-        fallbacks.append(f"{path}: {problem}")
-        chunks = FixedSizeChunker(name=name).chunk(path, text)
-    return [c if c.path == path and c.strategy == name else _retag(c, path, name) for c in chunks]
-
-
-def chunk_problem(chunks: list[Any], path: str, text: str) -> str | None:
-    """What is wrong with the first invalid chunk a strategy returned for ``path`` (None when all are valid).
-
-    Valid: a :class:`Chunk` of this path (or with no path: the harness fills it in), 1 <= start_line <= end_line
-    <= the file's line count, and 0 <= start_byte <= end_byte <= the file's UTF-8 length.
-    """
-    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-    size = len(text.encode("utf-8"))
-    for i, c in enumerate(chunks):
-        where = f"invalid chunk {i} of {len(chunks)}"
-        if not isinstance(c, Chunk):
-            return f"{where}: a {type(c).__name__}, not a Chunk ({_preview(c)})"
-        span = f"lines {c.start_line}-{c.end_line}"
-        if c.path and c.path != path:
-            return f"{where} ({span}): its path is {c.path!r}, not this file's"
-        if not (isinstance(c.start_line, int) and isinstance(c.end_line, int)):
-            return f"{where} ({span}): line numbers must be integers"
-        if c.start_line < 1 or c.end_line > max(lines, 1):
-            return f"{where} ({span}): outside the file's lines 1-{max(lines, 1)}"
-        if c.start_line > c.end_line:
-            return f"{where} ({span}): start line is after end line"
-        if not (isinstance(c.start_byte, int) and isinstance(c.end_byte, int)):
-            return f"{where} ({span}): byte offsets must be integers"
-        if c.start_byte < 0 or c.end_byte > size or c.start_byte > c.end_byte:
-            return f"{where} ({span}): bytes {c.start_byte}-{c.end_byte} outside the file's 0-{size} or reversed"
-        if not isinstance(c.text, str):
-            return f"{where} ({span}): text is a {type(c.text).__name__}, not a str"
-    return None
-
-
-def _preview(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _retag(chunk: Chunk, path: str, name: str) -> Chunk:
-    from dataclasses import replace
-
-    return replace(chunk, path=path, strategy=name)
 
 
 def skip_reason(suite: GoldenSuite, strategy: Contract) -> str | None:
@@ -272,7 +213,7 @@ class Evaluator:
             run.strategy_stats = merge_stats([part.stats for part in done], strategy)
         else:
             for path, text in files:
-                by_file[path] = _chunk_file(strategy, run.name, path, text, run.fallbacks)
+                by_file[path] = chunk_file(strategy, run.name, path, text, run.fallbacks)
             run.strategy_stats = strategy.stats()
         run.files_handled = len(files)
         for path, _ in files:
@@ -295,22 +236,33 @@ class Evaluator:
         identity = TableIdentity.of(run.suite.path, run.name, run.fingerprint, label=run.suite.name)
         run.table = identity.name
 
-        def rows_and_vectors() -> tuple[list[Row], np.ndarray]:
+        def batches() -> Iterator[tuple[list[Row], np.ndarray]]:
+            """Chunks' rows and vectors, a window at a time: each is written before the next is embedded."""
             texts = [c.text for _, c in run.chunks]
-            runner = None
-            if self.engine is not None:
+            runner, window = None, STREAM_WINDOW
+            if self.engine is not None:  # one window: each starts a Ray pipeline whose actors load the model
                 e = self.embedder
                 runner = self.engine.runner(e.name_or_path, e.device, e.backend, e.batch_size, e.onnx_dir)
-            started = time.perf_counter()
-            vectors, run.embed = self.embedder.encode(texts, self._progress(f"{run.suite.name} · {run.name}"), runner)
-            run.cost["embed_seconds"] = round(time.perf_counter() - started, 4)
-            return [Row(cid, c.path, c.start_line, c.end_line, c.text) for cid, c in run.chunks], vectors
+                window = len(texts)
+            progress = self._progress(f"{run.suite.name} · {run.name}")
+            run.embed, windows = self.embedder.stream(texts, progress, runner, window)
+            embedding, offset = 0.0, 0
+            while True:
+                started = time.perf_counter()
+                vectors = next(windows, None)
+                embedding += time.perf_counter() - started
+                if vectors is None:
+                    break
+                part = run.chunks[offset : offset + len(vectors)]
+                offset += len(vectors)
+                yield [Row(cid, c.path, c.start_line, c.end_line, c.text) for cid, c in part], vectors
+            run.cost["embed_seconds"] = round(embedding, 4)
 
-        run.reused = self.store.ensure(identity, len(run.chunks), rows_and_vectors)
+        run.reused = self.store.ensure(identity, len(run.chunks), batches)
         # The size is a function of the table's content, which the fingerprint fixes: measured once, when built.
         run.index_bytes = facts.index_bytes if run.reused and facts else self.store.size_bytes(run.table)
         run.build_seconds = time.perf_counter() - t0
-        if not run.reused:  # embed_seconds was measured by rows_and_vectors; chunk_seconds stays the chunking's
+        if not run.reused:  # embed_seconds was measured by batches; chunk_seconds stays the chunking's
             run.cost["build_seconds"] = round(run.build_seconds, 4)
 
     def _progress(self, what: str) -> Callable[[int, int], Callable[[int], None]]:

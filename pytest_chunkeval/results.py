@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_chunkeval.retrieval.index import SIZE_MEASURE
+from pytest_chunkeval.retrieval.table_rows import SIZE_MEASURE
 from pytest_chunkeval.scoring.metrics import Ranked, Relevant, chunk_grade
 
 if TYPE_CHECKING:

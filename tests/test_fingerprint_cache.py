@@ -149,7 +149,8 @@ def test_split_words_keeps_joined_identifier_and_splits_snake_case() -> None:
 
 
 def test_ranking_cache_roundtrip_and_key(tmp_path: Path) -> None:
-    from pytest_chunkeval.retrieval.index import Hit, RankingCache
+    from pytest_chunkeval.retrieval.index import RankingCache
+    from pytest_chunkeval.retrieval.table_rows import Hit
 
     cache = RankingCache(tmp_path / "c.sqlite")
     key = RankingCache.key("suite__fixed__abc", "hybrid", 50, "retry with backoff")

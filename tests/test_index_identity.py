@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 import sentence_transformers  # noqa: F401
 
-from pytest_chunkeval.retrieval.index import IndexStore, Row
+from pytest_chunkeval.retrieval.index import IndexStore
 from pytest_chunkeval.retrieval.table_identity import TableIdentity, read_record, suite_id
+from pytest_chunkeval.retrieval.table_rows import Row
 
 ROWS = [Row("a.py#0", "a.py", 1, 2, "def retry_with_backoff(): pass"), Row("b.py#0", "b.py", 1, 1, "x = 1")]
 VECTORS = np.eye(2, 4, dtype=np.float32)
@@ -34,7 +35,7 @@ def _store(tmp_path: Path) -> IndexStore:
 
 
 def _ensure(store: IndexStore, ident: TableIdentity) -> bool:
-    return store.ensure(ident, len(ROWS), lambda: (ROWS, VECTORS))
+    return store.ensure(ident, len(ROWS), lambda: [(ROWS, VECTORS)])
 
 
 def test_names_differ_where_the_old_slug_collided(tmp_path: Path) -> None:

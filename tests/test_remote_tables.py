@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 import sentence_transformers  # noqa: F401
 
-from pytest_chunkeval.retrieval.index import IndexStore, Row
+from pytest_chunkeval.retrieval.index import IndexStore
 from pytest_chunkeval.retrieval.storage import StorageOptions, parse_storage_options, redact_uri
+from pytest_chunkeval.retrieval.table_rows import Row
 
 SECRET = "wJalrXUtnFEMI-chunkeval-test-secret"  # what must never appear in output
 KEY_ID = "AKIACHUNKEVALTEST"

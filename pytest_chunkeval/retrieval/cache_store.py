@@ -263,6 +263,19 @@ class EmbeddingCache(CacheView):
     values): a damaged one is dropped with a warning and embedded again, never stacked into a wrong matrix.
     """
 
+    def has_many(self, model: str, keys: Sequence[str]) -> set[str]:
+        """Which of ``keys`` the store holds a vector for, without reading the vectors (a whole corpus's would not
+        fit the memory a streamed build is bounded to); :meth:`get_many` still checks each one when it is read."""
+        held: set[str] = set()
+        for i in range(0, len(keys), 500):
+            batch = list(keys[i : i + 500])
+            marks = ",".join("?" * len(batch))
+            rows = self.store.read(f"SELECT key FROM vectors WHERE model = ? AND key IN ({marks})", [model, *batch])
+            if rows is None:  # the store was damaged and is now empty
+                return set()
+            held.update(key for (key,) in rows)
+        return held
+
     def get_many(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         bad: list[str] = []

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from pytest_chunkeval.retrieval.cache_store import CacheWarning, EmbeddingCache, WarnFn  # noqa: F401  (their home was here)
+from pytest_chunkeval.retrieval.heap import release_heap
 from pytest_chunkeval.retrieval.model_files import DEFAULT_MAX_TOKENS, resolve_model, sha256_file, verify_pinned
 from pytest_chunkeval.scoring.sizing import ModelTokens, model_tokens, read_window
 
@@ -35,6 +36,10 @@ BACKENDS = ("torch", "onnx")
 #: Devices offered (``cuda:N`` picks one GPU). No "auto": the device is part of the cache key, so it is chosen.
 DEVICES = ("cpu", "cuda", "mps")
 DEFAULT_BATCH_SIZE = 32
+#: Texts per window of :meth:`Embedder.stream`: the unit held in memory at once (texts, vectors, table rows). Large
+#: enough that the bundled suites are one window (so their batches, hence their vectors, are what one sort of the
+#: whole corpus gives) and padding stays small; small enough that 4,096 vectors of 384 floats are 6 MB.
+STREAM_WINDOW = 4096
 # Loaded models by (source, device, backend): loading costs seconds, and one process may run several sessions.
 _LOADED: dict[tuple[str, str, str], object] = {}
 
@@ -206,7 +211,8 @@ class Embedder:
         """One batch through the model, as every engine does it: the same call, so the same vectors.
 
         The window is read before the model loads, so a fresh process (a Ray actor) truncates where this run's
-        report says, as the driver does.
+        report says, as the driver does. The C heap's free pages go back to the system after each batch
+        (:mod:`.heap`): without that, a long cold run's memory grows by the fragments every batch shape leaves.
         """
         if self._model is None:  # the window is read before the model loads; a given model (a fake) has its own
             _ = self.tokens
@@ -217,6 +223,7 @@ class Embedder:
             convert_to_numpy=True,
             show_progress_bar=False,
         )
+        release_heap()
         return np.asarray(vectors, dtype=np.float32)
 
     def _run_batches(self, batches: list[list[str]]) -> Iterator[tuple[int, np.ndarray]]:
@@ -226,37 +233,87 @@ class Embedder:
     def encode(
         self, texts: Sequence[str], progress: ProgressStart | None = None, runner: BatchRunner | None = None
     ) -> tuple[np.ndarray, EmbedCounts]:
-        """Vectors for ``texts`` (L2-normalised float32), embedding only those the cache lacks.
+        """Vectors for ``texts`` (L2-normalised float32) in one matrix, embedding only those the cache lacks.
 
-        The texts to embed are cut into batches here, always the same way (longest first, ``batch_size`` each), and
-        ``runner`` embeds them: this process by default, or Ray actors (``retrieval.ray_engine``), which may return
-        batches in any order. Either way this process alone writes the cache, as each batch comes back.
+        For what is small (a suite's queries); a corpus goes through :meth:`stream`, window by window.
+        """
+        counts, windows = self.stream(texts, progress, runner, window=max(len(texts), 1))
+        parts = list(windows)
+        if not parts:
+            return np.zeros((0, 0), dtype=np.float32), counts
+        return (parts[0] if len(parts) == 1 else np.concatenate(parts)), counts
+
+    def stream(
+        self,
+        texts: Sequence[str],
+        progress: ProgressStart | None = None,
+        runner: BatchRunner | None = None,
+        window: int = STREAM_WINDOW,
+    ) -> tuple[EmbedCounts, Iterator[np.ndarray]]:
+        """The vectors of ``texts`` in order, ``window`` texts at a time, embedding only those the cache lacks.
+
+        The counts are known before anything is embedded (the cache is asked which texts it has, without reading
+        their vectors), so progress can show the work ahead; the vectors come one window at a time, so a caller
+        that writes each window away (the index build) never holds the corpus's vectors. Within a window, the texts
+        to embed are cut into batches always the same way (longest first, ``batch_size`` each) and ``runner`` embeds
+        them: this process by default, or Ray actors (``retrieval.ray_engine``), which may return batches in any
+        order. Either way this process alone writes the cache, as each batch comes back.
         """
         counts = EmbedCounts()
         keys = [text_key(t) for t in texts]
-        found = self.cache.get_many(self.cache_id, keys) if self.cache is not None else {}
-        missing: dict[str, str] = {}
-        for key, text in zip(keys, texts, strict=True):
-            if key not in found and key not in missing:
-                missing[key] = text
-        counts.cached = sum(1 for k in keys if k in found)
+        cached = self.cache.has_many(self.cache_id, keys) if self.cache is not None else set()
+        counts.cached = sum(1 for k in keys if k in cached)
         counts.embedded = len(keys) - counts.cached
         advance = progress(counts.embedded, counts.cached) if progress is not None else None
-        if missing:
-            occurrences = Counter(keys)
-            items = list(missing.items())
-            # Longest first keeps padding small within a batch; the order does not change any vector.
-            items.sort(key=lambda kv: -len(kv[1]))
-            groups = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
-            run = runner or self._run_batches
-            for index, vecs in run([[t for _, t in group] for group in groups]):
-                batch = groups[index]
-                pairs = [(k, v) for (k, _), v in zip(batch, vecs, strict=True)]
-                found.update(pairs)
-                if self.cache is not None:
-                    self.cache.put_many(self.cache_id, pairs)
-                if advance is not None:
-                    advance(sum(occurrences[k] for k, _ in batch))
-        if not keys:
-            return np.zeros((0, 0), dtype=np.float32), counts
-        return np.stack([found[k] for k in keys]), counts
+        run = runner or self._run_batches
+        return counts, self._windows(texts, keys, cached, counts, advance, run, max(window, 1))
+
+    def _windows(
+        self,
+        texts: Sequence[str],
+        keys: list[str],
+        cached: set[str],
+        counts: EmbedCounts,
+        advance: ProgressFn | None,
+        run: BatchRunner,
+        window: int,
+    ) -> Iterator[np.ndarray]:
+        occurrences = Counter(keys)
+        # A text that occurs more than once is embedded once: its vector is kept until its last window. Only those:
+        # the others are dropped with their window.
+        later: dict[str, np.ndarray] = {}
+        remaining = Counter({k: n for k, n in occurrences.items() if n > 1})
+        for start in range(0, len(keys), window):
+            part = keys[start : start + window]
+            want = list(dict.fromkeys(k for k in part if k in cached and k not in later))
+            found = self.cache.get_many(self.cache_id, want) if self.cache is not None and want else {}
+            dropped = [k for k in want if k not in found]  # damaged in the store (get_many warned): embedded
+            if dropped:
+                moved = sum(occurrences[k] for k in dropped)
+                counts.cached -= moved
+                counts.embedded += moved
+                cached.difference_update(dropped)
+            found.update((k, later[k]) for k in part if k in later)
+            missing: dict[str, str] = {}
+            for key, text in zip(part, texts[start : start + window], strict=True):
+                if key not in found and key not in missing:
+                    missing[key] = text  # not cached, or cached but dropped as damaged by get_many
+            if missing:
+                items = list(missing.items())
+                # Longest first keeps padding small within a batch; the order does not change any vector.
+                items.sort(key=lambda kv: -len(kv[1]))
+                groups = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
+                for index, vecs in run([[t for _, t in group] for group in groups]):
+                    pairs = [(k, v) for (k, _), v in zip(groups[index], vecs, strict=True)]
+                    found.update(pairs)
+                    if self.cache is not None:
+                        self.cache.put_many(self.cache_id, pairs)
+                    if advance is not None:
+                        advance(sum(occurrences[k] for k, _ in pairs))
+            for key in part:
+                if key in remaining:
+                    later[key] = found[key]
+                    remaining[key] -= 1
+                    if remaining[key] == 0:
+                        del remaining[key], later[key]
+            yield np.stack([found[k] for k in part])

@@ -9,9 +9,8 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -20,28 +19,15 @@ from typing import Any
 import numpy as np
 
 from pytest_chunkeval.retrieval.cache_store import CacheView, CacheWarning, WarnFn
+from pytest_chunkeval.retrieval.heap import release_heap
 from pytest_chunkeval.retrieval.identifiers import split_words
 from pytest_chunkeval.retrieval.storage import StorageOptions, connect, is_local, redact_uri
 from pytest_chunkeval.retrieval.table_identity import TableIdentity, is_legacy_name, read_record
+from pytest_chunkeval.retrieval.table_rows import Batch, Hit, Row, arrow_batch, arrow_payload_bytes
 
 os.environ.setdefault("LANCEDB_LOG", "error")
 
 RETRIEVAL_MODES = ("hybrid", "vector", "fts")
-
-
-@dataclass
-class Row:
-    chunk_id: str
-    path: str
-    start_line: int
-    end_line: int
-    text: str
-
-
-@dataclass
-class Hit:
-    chunk_id: str
-    score: float
 
 
 #: Bump when anything changes what :meth:`IndexStore.search` returns for a table (modes, reranker, tie handling):
@@ -101,37 +87,6 @@ def _short_error(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     text = re.sub(r",? /(rustc|root|home)/\S+\.rs:\d+:\d+\S*", "", text)
     return f"{type(exc).__name__}: {text[:300]}"
-
-
-#: What :meth:`IndexStore.size_bytes` measures, named in docs and reports.
-SIZE_MEASURE = "arrow_bytes"
-
-
-def arrow_payload_bytes(table: Any) -> int:
-    """Bytes of a table's values as Arrow lays them out, counted row by row so chunking cannot change the sum.
-
-    ``pa.Table.nbytes`` would add one offset per chunk and any validity bitmap a reader chose to allocate, both of
-    which depend on how the rows happened to be read. Here: a string or binary value costs its bytes plus a 4-byte
-    offset, a fixed-width value its width, a fixed-size list its width times its length (a 384-d float32 vector:
-    1,536 bytes).
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    def width(t: Any) -> int:
-        if pa.types.is_fixed_size_list(t):
-            return int(t.list_size) * width(t.value_type)
-        return int(t.bit_width) // 8
-
-    total = 0
-    for column in table.columns:
-        t = column.type
-        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
-            lengths = pc.sum(pc.binary_length(column)).as_py() or 0
-            total += int(lengths) + 4 * len(column)
-        else:
-            total += width(t) * len(column)
-    return total
 
 
 class IndexStore:
@@ -243,18 +198,18 @@ class IndexStore:
         return False
 
     def ensure(
-        self, identity: TableIdentity, expected_rows: int, make: Callable[[], tuple[Sequence[Row], np.ndarray]]
+        self, identity: TableIdentity, expected_rows: int, make: Callable[[], Iterable[Batch]]
     ) -> bool:
         """Make sure the table of ``identity`` is there and healthy; True when it was reused as it was.
 
-        Otherwise ``make`` gives its rows and vectors (it embeds, so it is called only when needed), the table is
-        built and the older builds of the same (suite, strategy) are dropped: only the current one is worth the disk.
+        Otherwise ``make`` gives its rows and vectors as batches (it embeds, so it is called only when needed, and
+        each batch is written before the next is made), the table is built and the older builds of the same
+        (suite, strategy) are dropped: only the current one is worth the disk.
         """
         with self.locked(identity.key):
             if self.verify(identity.name, expected_rows, identity):
                 return True
-            rows, vectors = make()
-            self.build(identity.name, rows, vectors, identity)
+            self.build_batches(identity.name, make(), identity)
             self.drop_superseded(identity)
         return False
 
@@ -275,53 +230,48 @@ class IndexStore:
         return Path(self.uri.removeprefix("file://")) / f"{name}.lance"
 
     def build(self, name: str, rows: Sequence[Row], vectors: np.ndarray, identity: TableIdentity | None = None) -> None:
-        """Create the table with its FTS index, compact it and drop old versions so its size is honest.
+        """:meth:`build_batches` with everything in one batch."""
+        self.build_batches(name, [(rows, vectors)], identity)
 
-        ``identity`` is recorded in the table's schema metadata, for cleanup and reports to read.
+    def build_batches(self, name: str, batches: Iterable[Batch], identity: TableIdentity | None = None) -> None:
+        """Create the table from ``batches`` in order, add its FTS index, compact it and drop old versions so its
+        size is honest.
+
+        Each batch is appended as it comes, so a corpus is never held as one Arrow table (nor its vectors as one
+        matrix); compaction then rewrites the appended fragments in order. The size is summed batch by batch as
+        the rows are written (:func:`arrow_payload_bytes` counts row by row, so the sum is the committed table's
+        figure without reading it back). ``identity`` is recorded in the table's schema metadata, for cleanup and
+        reports to read.
         """
-        import pyarrow as pa
         from lancedb.index import FTS
 
-        dim = int(vectors.shape[1]) if len(rows) else 1
-        schema = pa.schema(
-            [
-                pa.field("chunk_id", pa.string()),
-                pa.field("path", pa.string()),
-                pa.field("start_line", pa.int32()),
-                pa.field("end_line", pa.int32()),
-                pa.field("text", pa.string()),
-                pa.field("words", pa.string()),
-                pa.field("vector", pa.list_(pa.float32(), dim)),
-            ],
-            metadata=identity.record() if identity is not None else None,
-        )
-        data = pa.table(
-            {
-                "chunk_id": [r.chunk_id for r in rows],
-                "path": [r.path for r in rows],
-                "start_line": [r.start_line for r in rows],
-                "end_line": [r.end_line for r in rows],
-                "text": [r.text for r in rows],
-                "words": [split_words(r.text) for r in rows],
-                "vector": pa.FixedSizeListArray.from_arrays(
-                    pa.array(vectors.reshape(-1).astype(np.float32) if len(rows) else [], pa.float32()), dim
-                ),
-            },
-            schema=schema,
-        )
         self._sizes.pop(name, None)
-        tbl = self.db.create_table(name, data=data, mode="overwrite")
+        tbl: Any = None
+        size = 0
+        for rows, vectors in batches:
+            if tbl is not None and not len(rows):
+                continue
+            data = arrow_batch(rows, vectors, identity)
+            size += arrow_payload_bytes(data)
+            if tbl is None:
+                tbl = self.db.create_table(name, data=data, mode="overwrite")
+            else:
+                tbl.add(data)
+            del data
+        if tbl is None:  # no batch at all: an empty table, as one empty batch gives
+            tbl = self.db.create_table(name, data=arrow_batch([], np.zeros((0, 1), np.float32), identity),
+                                       mode="overwrite")
         # Code is not English prose: stemming and stop-word removal would merge or drop identifiers.
         tbl.create_index(
             "words",
             config=FTS(with_position=False, stem=False, remove_stop_words=False, lower_case=True, ascii_folding=False),
             replace=True,
         )
-        import warnings
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tbl.optimize(cleanup_older_than=timedelta(0))
+        self._sizes[name] = size
+        release_heap()  # the Arrow and index-building buffers just freed
 
     def size_bytes(self, name: str) -> int:
         """The table's size as its Arrow payload: the bytes of every column of the committed version's rows.

@@ -120,14 +120,14 @@ def chunk_rows(batch: dict[str, Any], spec: StrategySpec) -> dict[str, Any]:
     Counters are reset before each file and read after it, so each file's counters travel with it and the driver
     can add them up in file order (:func:`merge_stats`). Pickled rather than columns: a chunk may carry any metadata.
     """
-    from pytest_chunkeval.evaluate import _chunk_file
+    from pytest_chunkeval.chunking.boundary import chunk_file
 
     contract = spec.build()
     out_index, payloads = [], []
     for index, path, text in zip(batch["index"], batch["path"], batch["text"], strict=True):
         contract.reset_stats()
         fallbacks: list[str] = []
-        chunks = _chunk_file(contract, spec.name, str(path), str(text), fallbacks)
+        chunks = chunk_file(contract, spec.name, str(path), str(text), fallbacks)
         out_index.append(int(index))
         payloads.append(pickle.dumps((chunks, fallbacks, contract.stats())))
     return {"index": np.array(out_index, dtype=np.int64), "payload": np.array(payloads, dtype=object)}

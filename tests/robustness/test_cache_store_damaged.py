@@ -18,7 +18,8 @@ from pytest_chunkeval.retrieval.cache_store import (
     CacheWarning,
     EmbeddingCache,
 )
-from pytest_chunkeval.retrieval.index import Hit, RankingCache
+from pytest_chunkeval.retrieval.index import RankingCache
+from pytest_chunkeval.retrieval.table_rows import Hit
 
 
 def _open_both(path: Path) -> list[str]:

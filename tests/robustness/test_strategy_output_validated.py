@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.chunking.boundary import chunk_file
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
-from pytest_chunkeval.evaluate import _chunk_file
 
 TEXT = "def a():\n    return 1\n\n\ndef b():\n    return 'é'\n"  # 6 lines; more bytes than characters
 SIZE = len(TEXT.encode("utf-8"))
@@ -44,20 +44,20 @@ class Returns:
 )
 def test_invalid_chunk_falls_back_to_fixed_windows_once(bad: object, reason: str) -> None:
     fallbacks: list[str] = []
-    chunks = _chunk_file(Returns(GOOD, bad), "returns", "m.py", TEXT, fallbacks)
+    chunks = chunk_file(Returns(GOOD, bad), "returns", "m.py", TEXT, fallbacks)
     assert len(fallbacks) == 1 and fallbacks[0].startswith("m.py: ") and reason in fallbacks[0], fallbacks
     assert chunks == FixedSizeChunker(name="returns").chunk("m.py", TEXT)
 
 
 def test_list_of_strings_is_the_documented_fallback_not_an_attribute_error() -> None:
     fallbacks: list[str] = []
-    _chunk_file(Returns("def a():", "def b():"), "returns", "m.py", TEXT, fallbacks)
+    chunk_file(Returns("def a():", "def b():"), "returns", "m.py", TEXT, fallbacks)
     assert fallbacks == ["m.py: invalid chunk 0 of 2: a str, not a Chunk ('def a():')"]
 
 
 def test_valid_chunks_pass_unchanged_and_get_the_harness_path_and_name() -> None:
     fallbacks: list[str] = []
     first = replace(GOOD, path="", strategy="", end_line=2, end_byte=21, text=TEXT[:21])
-    chunks = _chunk_file(Returns(first, GOOD), "returns", "m.py", TEXT, fallbacks)
+    chunks = chunk_file(Returns(first, GOOD), "returns", "m.py", TEXT, fallbacks)
     assert fallbacks == []
     assert [(c.path, c.strategy, c.start_line, c.end_line) for c in chunks] == [("m.py", "returns", 1, 2), ("m.py", "returns", 1, 6)]

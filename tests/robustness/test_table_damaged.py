@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from pytest_chunkeval.retrieval.embed import CacheWarning
-from pytest_chunkeval.retrieval.index import IndexStore, Row
+from pytest_chunkeval.retrieval.index import IndexStore
+from pytest_chunkeval.retrieval.table_rows import Row
 
 ROWS = [Row(f"f{i}.py#0", f"f{i}.py", 1, 2, f"def handler_{i}(request):\n    return {i}\n" * 3) for i in range(10)]
 
