@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_fingerprint_cache import FakeSentenceModel, fake_embedder
+from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
 
 from pytest_chunkeval.retrieval import embed as embed_module
 from pytest_chunkeval.retrieval.embed import Embedder
@@ -111,3 +112,29 @@ def test_every_embedding_batch_gives_the_heap_back(tmp_path: Path, monkeypatch: 
     emb.encode(TEXTS)
     assert len(calls) == 6  # 23 texts in batches of 4
     assert isinstance(release_heap(), bool)  # the real one: callable here, whatever the C library
+
+
+@pytest.mark.slow
+def test_a_corpus_streamed_in_windows_of_two_gives_the_report_of_one_window(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    """The real model and real tables on a small project, each run cold in its own cache and database."""
+    import json
+
+    from pytest_chunkeval import evaluate
+
+    def report(name: str) -> dict:  # type: ignore[type-arg]
+        result = run(project, f"--chunkeval-report={name}.json", "-o", f"chunkeval_cache_dir={name}-cache",
+                     f"--chunkeval-db={name}-db")
+        result.assert_outcomes(passed=7, skipped=3)
+        data = json.loads((project.path / f"{name}.json").read_text())
+        for suite in data["suites"].values():
+            for s in suite["strategies"].values():  # how long the build took, not what it built
+                for key in ("build_seconds", "chunk_seconds", "cost"):
+                    s.get("index", {}).pop(key, None)
+        return {k: v for k, v in data.items() if k not in ("created", "machine", "embedding", "options")}
+
+    whole = report("whole")
+    monkeypatch.setattr(evaluate, "STREAM_WINDOW", 2)
+    windows = report("windows")
+    assert windows == whole
