@@ -7,13 +7,13 @@ through pytester with the real model on a tiny corpus.
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/test_plugin.py)
 import numpy as np
 import pytest
 import sentence_transformers  # noqa: F401
+from project_files import name_suites, write_strategies, write_suite
 
 from pytest_chunkeval.retrieval.index import IndexStore
 from pytest_chunkeval.retrieval.table_identity import TableIdentity, read_record, suite_id
@@ -163,14 +163,10 @@ AUTH = "import hashlib\n\n\ndef hash_password(password, salt):\n    return hashl
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makefile(".toml", pyproject='[tool.pytest.ini_options]\nchunkeval_golden = ["golden/*/*/queries.yaml"]\n')
-    (pytester.path / "strategies").mkdir()
-    (pytester.path / "strategies" / "both.py").write_text(textwrap.dedent(STRATEGIES))
+    name_suites(pytester, "golden/*/*/queries.yaml")
+    write_strategies(pytester.path, {"both.py": STRATEGIES})
     for team in ("a", "b"):  # two suites whose folders share a name
-        corpus = pytester.path / "golden" / team / "avap" / "corpus"
-        corpus.mkdir(parents=True)
-        (corpus / "auth.py").write_text(AUTH)
-        (corpus.parent / "queries.yaml").write_text(textwrap.dedent(GOLDEN))
+        write_suite(pytester.path / "golden" / team / "avap", {"auth.py": AUTH}, GOLDEN)
     return pytester
 
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import textwrap
 from pathlib import Path
 
 import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/test_plugin.py)
 import pytest
 import sentence_transformers  # noqa: F401
+from project_files import name_suites, write_strategies, write_suite
 
 from pytest_chunkeval.retrieval.embed import Embedder
 from pytest_chunkeval.retrieval.model_files import default_model_dir
@@ -94,14 +94,10 @@ GOLDEN = """
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makefile(".toml", pyproject='[tool.pytest.ini_options]\nchunkeval_golden = ["golden/*/queries.yaml"]\n')
-    (pytester.path / "strategies").mkdir()
-    (pytester.path / "strategies" / "mine.py").write_text(textwrap.dedent(STRATEGIES))
-    corpus = pytester.path / "golden" / "tiny" / "corpus"
-    corpus.mkdir(parents=True)
-    (corpus / "handlers.py").write_text(LONG)
-    (corpus / "hello.py").write_text("def hello():\n    print('hello')\n")
-    (corpus.parent / "queries.yaml").write_text(textwrap.dedent(GOLDEN))
+    name_suites(pytester)
+    write_strategies(pytester.path, {"mine.py": STRATEGIES})
+    write_suite(pytester.path / "golden" / "tiny", {"handlers.py": LONG, "hello.py": "def hello():\n    print('hello')\n"},
+                GOLDEN)
     return pytester
 
 

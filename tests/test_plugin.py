@@ -7,6 +7,7 @@ import textwrap
 import lancedb  # noqa: F401
 import pytest
 import sentence_transformers  # noqa: F401
+from project_files import name_suites, write_strategies, write_suite
 
 from pytest_chunkeval.verify import verify_report
 
@@ -86,15 +87,9 @@ GOLDEN = """
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makefile(".toml", pyproject='[tool.pytest.ini_options]\nchunkeval_golden = ["golden/*/queries.yaml"]\n')
-    for name, body in STRATEGIES.items():
-        (pytester.path / "strategies").mkdir(exist_ok=True)
-        (pytester.path / "strategies" / name).write_text(textwrap.dedent(body))
-    corpus = pytester.path / "golden" / "shop" / "corpus"
-    corpus.mkdir(parents=True)
-    for name, body in CORPUS.items():
-        (corpus / name).write_text(textwrap.dedent(body).lstrip("\n"))
-    (corpus.parent / "queries.yaml").write_text(textwrap.dedent(GOLDEN))
+    name_suites(pytester)
+    write_strategies(pytester.path, STRATEGIES)
+    corpus = write_suite(pytester.path / "golden" / "shop", CORPUS, GOLDEN)
     # A corpus file that looks like a test must never be collected as one.
     (corpus / "test_looks_like_a_test.py").write_text("def test_boom():\n    raise SystemExit('collected corpus')\n")
     return pytester

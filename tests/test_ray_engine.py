@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/test_plugin.py)
 import numpy as np
 import pytest
+from project_files import name_suites, write_strategies, write_suite
 from test_plugin import CORPUS as SHOP
 from test_plugin import STRATEGIES  # the same two strategies as the plugin tests
 
@@ -62,15 +62,9 @@ GOLDEN = """
 
 
 def _project(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makefile(".toml", pyproject='[tool.pytest.ini_options]\nchunkeval_golden = ["golden/*/queries.yaml"]\n')
-    (pytester.path / "strategies").mkdir()
-    for name, body in STRATEGIES.items():
-        (pytester.path / "strategies" / name).write_text(textwrap.dedent(body))
-    corpus = pytester.path / "golden" / "shop" / "corpus"
-    corpus.mkdir(parents=True)
-    for name, body in CORPUS.items():
-        (corpus / name).write_text(textwrap.dedent(body).lstrip("\n"))
-    (corpus.parent / "queries.yaml").write_text(textwrap.dedent(GOLDEN))
+    name_suites(pytester)
+    write_strategies(pytester.path, STRATEGIES)
+    write_suite(pytester.path / "golden" / "shop", CORPUS, GOLDEN)
     return pytester
 
 

@@ -16,6 +16,7 @@ import lancedb  # noqa: F401  (imported once, outside the in-process runs: see t
 import numpy as np
 import pytest
 import sentence_transformers  # noqa: F401
+from project_files import write_strategies, write_suite
 
 from pytest_chunkeval.retrieval.index import IndexStore
 from pytest_chunkeval.retrieval.storage import StorageOptions, parse_storage_options, redact_uri
@@ -156,13 +157,8 @@ def project(pytester: pytest.Pytester, s3: dict[str, str], monkeypatch: pytest.M
             aws_access_key_id=${CHUNKEVAL_TEST_S3_KEY}
             aws_secret_access_key=${CHUNKEVAL_TEST_S3_SECRET}
     """))
-    (pytester.path / "strategies").mkdir()
-    (pytester.path / "strategies" / "both.py").write_text(textwrap.dedent(STRATEGIES))
-    corpus = pytester.path / "golden" / "shop" / "corpus"
-    corpus.mkdir(parents=True)
-    for name, text in CORPUS.items():
-        (corpus / name).write_text(text)
-    (corpus.parent / "queries.yaml").write_text(textwrap.dedent(GOLDEN))
+    write_strategies(pytester.path, {"both.py": STRATEGIES})
+    write_suite(pytester.path / "golden" / "shop", CORPUS, GOLDEN)
     return pytester
 
 

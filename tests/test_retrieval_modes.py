@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from project_files import write_strategies, write_suite
 
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.report import REPORT_VERSION, Summary, build_report
@@ -172,16 +173,12 @@ def test_verify_flags_an_entry_whose_mode_the_report_did_not_evaluate(tmp_path: 
 
 def _one_query_project(pytester: pytest.Pytester) -> None:
     """One strategy, one file, one query: enough to see what is collected."""
-    (pytester.path / "strategies").mkdir()
-    (pytester.path / "strategies" / "fixed_size.py").write_text(
+    write_strategies(pytester.path, {"fixed_size.py": (
         "from pytest_chunkeval import FixedSizeChunker, strategy\n\n\n@strategy\ndef fixed_size():\n"
-        "    return FixedSizeChunker(max_chunk_size=120)\n")
-    corpus = pytester.path / "golden" / "shop" / "corpus"
-    corpus.mkdir(parents=True)
-    (corpus / "orders.py").write_text("def order_total(order):\n    return sum(order)\n")
-    (corpus.parent / "queries.yaml").write_text(
-        "corpus: corpus\nqueries:\n  - id: order-total\n    query: total of an order\n"
-        "    relevant:\n      - path: orders.py\n        lines: [1, 2]\n")
+        "    return FixedSizeChunker(max_chunk_size=120)\n")})
+    write_suite(pytester.path / "golden" / "shop", {"orders.py": "def order_total(order):\n    return sum(order)\n"},
+                "corpus: corpus\nqueries:\n  - id: order-total\n    query: total of an order\n"
+                "    relevant:\n      - path: orders.py\n        lines: [1, 2]\n")
 
 
 @pytest.mark.parametrize(("modes", "expected"), [

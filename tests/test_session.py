@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from project_files import write_suite
 
 from pytest_chunkeval.accepted import FILE_NAME, AcceptedMisses, settings_key
 from pytest_chunkeval.options import Options
@@ -13,13 +14,10 @@ from pytest_chunkeval.session import ChunkevalState
 
 @pytest.fixture
 def suite_dir(tmp_path: Path) -> Path:
-    corpus = tmp_path / "golden" / "shop" / "corpus"
-    corpus.mkdir(parents=True)
-    (corpus / "a.py").write_text("def a():\n    return 1\n")
-    (corpus.parent / "queries.yaml").write_text(
-        "corpus: corpus\nqueries:\n"
-        + "".join(f"  - {{id: q{i}, query: question number {i}, relevant: [{{path: a.py}}]}}\n" for i in range(3)))
-    return corpus.parent
+    questions = "".join(f"  - {{id: q{i}, query: question number {i}, relevant: [{{path: a.py}}]}}\n" for i in range(3))
+    folder = tmp_path / "golden" / "shop"
+    write_suite(folder, {"a.py": "def a():\n    return 1\n"}, "corpus: corpus\nqueries:\n" + questions)
+    return folder
 
 
 def state(root: Path, **kw: object) -> ChunkevalState:

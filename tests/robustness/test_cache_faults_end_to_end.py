@@ -4,11 +4,11 @@ each naming the file or table and why, everything rebuilt, exit 0, metrics ident
 from __future__ import annotations
 
 import json
-import textwrap
 
 import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/test_plugin.py)
 import pytest
 import sentence_transformers  # noqa: F401
+from project_files import name_suites, write_strategies, write_suite
 
 pytestmark = pytest.mark.slow
 
@@ -43,14 +43,9 @@ CORPUS = {
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makefile(".toml", pyproject='[tool.pytest.ini_options]\nchunkeval_golden = ["golden/*/queries.yaml"]\n')
-    (pytester.path / "strategies").mkdir()
-    (pytester.path / "strategies" / "both.py").write_text(textwrap.dedent(STRATEGY))
-    corpus = pytester.path / "golden" / "shop" / "corpus"
-    corpus.mkdir(parents=True)
-    for name, body in CORPUS.items():
-        (corpus / name).write_text(body)
-    (corpus.parent / "queries.yaml").write_text(textwrap.dedent(GOLDEN))
+    name_suites(pytester)
+    write_strategies(pytester.path, {"both.py": STRATEGY})
+    write_suite(pytester.path / "golden" / "shop", CORPUS, GOLDEN)
     return pytester
 
 
