@@ -263,36 +263,37 @@ class EmbeddingCache(CacheView):
     values): a damaged one is dropped with a warning and embedded again, never stacked into a wrong matrix.
     """
 
-    def has_many(self, model: str, keys: Sequence[str]) -> set[str]:
-        """Which of ``keys`` the store holds a vector for, without reading the vectors (a whole corpus's would not
-        fit the memory a streamed build is bounded to); :meth:`get_many` still checks each one when it is read."""
-        held: set[str] = set()
+    def _select(self, columns: str, model: str, keys: Sequence[str]) -> list[Any] | None:
+        """``columns`` of the rows of ``keys`` under ``model``, 500 keys per query (SQLite's bound on variables);
+        None when the store turned out damaged (it is now empty)."""
+        rows: list[Any] = []
         for i in range(0, len(keys), 500):
             batch = list(keys[i : i + 500])
             marks = ",".join("?" * len(batch))
-            rows = self.store.read(f"SELECT key FROM vectors WHERE model = ? AND key IN ({marks})", [model, *batch])
-            if rows is None:  # the store was damaged and is now empty
-                return set()
-            held.update(key for (key,) in rows)
-        return held
+            sql = f"SELECT {columns} FROM vectors WHERE model = ? AND key IN ({marks})"
+            part = self.store.read(sql, [model, *batch])
+            if part is None:
+                return None
+            rows.extend(part)
+        return rows
+
+    def has_many(self, model: str, keys: Sequence[str]) -> set[str]:
+        """Which of ``keys`` the store holds a vector for, without reading the vectors: a streamed build counts its
+        work first and reads each window's vectors when it gets there (:meth:`get_many` checks each one then)."""
+        return {key for (key,) in self._select("key", model, keys) or ()}
 
     def get_many(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         bad: list[str] = []
-        for i in range(0, len(keys), 500):
-            batch = list(keys[i : i + 500])
-            marks = ",".join("?" * len(batch))
-            rows = self.store.read(
-                f"SELECT key, dim, vec FROM vectors WHERE model = ? AND key IN ({marks})", [model, *batch]
-            )
-            if rows is None:  # the store was damaged and is now empty
-                return {}
-            for key, dim, blob in rows:
-                problem = _vector_problem(dim, blob)
-                if problem is None:
-                    found[key] = np.frombuffer(blob, dtype=np.float32)
-                else:
-                    bad.append(problem)
+        rows = self._select("key, dim, vec", model, keys)
+        if rows is None:  # the store was damaged and is now empty
+            return {}
+        for key, dim, blob in rows:
+            problem = _vector_problem(dim, blob)
+            if problem is None:
+                found[key] = np.frombuffer(blob, dtype=np.float32)
+            else:
+                bad.append(problem)
         dims = {v.shape[0] for v in found.values()}
         if len(dims) > 1:  # one model, one dimension: the majority is the model's, the rest are damaged
             usual = max(dims, key=lambda d: sum(1 for v in found.values() if v.shape[0] == d))

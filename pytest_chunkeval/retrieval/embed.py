@@ -237,11 +237,9 @@ class Embedder:
 
         For what is small (a suite's queries); a corpus goes through :meth:`stream`, window by window.
         """
-        counts, windows = self.stream(texts, progress, runner, window=max(len(texts), 1))
-        parts = list(windows)
-        if not parts:
-            return np.zeros((0, 0), dtype=np.float32), counts
-        return (parts[0] if len(parts) == 1 else np.concatenate(parts)), counts
+        counts, windows = self.stream(texts, progress, runner, window=len(texts))
+        parts = list(windows)  # one window, or none for no texts
+        return (parts[0] if parts else np.zeros((0, 0), dtype=np.float32)), counts
 
     def stream(
         self,
@@ -292,7 +290,6 @@ class Embedder:
                 moved = sum(occurrences[k] for k in dropped)
                 counts.cached -= moved
                 counts.embedded += moved
-                cached.difference_update(dropped)
             found.update((k, later[k]) for k in part if k in later)
             missing: dict[str, str] = {}
             for key, text in zip(part, texts[start : start + window], strict=True):
