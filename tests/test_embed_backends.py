@@ -72,27 +72,7 @@ def test_devices_offered(device: str, ok: bool) -> None:
     assert check_device(device) is ok
 
 
-BAD = [
-    (["--chunkeval-device=gpu"],
-     "--chunkeval-device / chunkeval_device must be one of cpu, cuda, mps (or cuda:N), got 'gpu'"),
-    (["-o", "chunkeval_backend=tensorrt"],
-     "--chunkeval-backend / chunkeval_backend must be one of torch, onnx, got 'tensorrt'"),
-    (["--chunkeval-batch-size=0"], "--chunkeval-batch-size / chunkeval_batch_size must be at least 1, got 0"),
-    (["--chunkeval-batch-size=many"],
-     "--chunkeval-batch-size / ini chunkeval_batch_size must be an integer, got 'many'"),
-    (["--chunkeval-backend=onnx", "--chunkeval-device=mps"], "--chunkeval-backend onnx runs on cpu or cuda, not mps"),
-]
-
-
-@pytest.mark.parametrize(("args", "message"), BAD, ids=[" ".join(a) for a, _ in BAD])
-def test_a_wrong_embedder_setting_is_one_usage_error(pytester: pytest.Pytester, args: list[str], message: str) -> None:
-    (pytester.path / "strategies").mkdir()
-    (pytester.path / "strategies" / "broken.py").write_text("raise RuntimeError('not reached')\n")
-    result = pytester.runpytest("--chunkeval", "-p", "no:cacheprovider", *args)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"ERROR: {message}"])
-
-
+# A wrong embedder setting is one usage error: its cases are in tests/test_options.py with every other setting's.
 def test_embedder_settings_from_ini_and_command_line(pytester: pytest.Pytester) -> None:
     from pytest_chunkeval.options import read_options
 

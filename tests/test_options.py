@@ -14,6 +14,15 @@ CASES = [
     (["--chunkeval-retrieval=dense"], "--chunkeval-retrieval / chunkeval_retrieval must be one of hybrid, vector, fts, got 'dense'"),
     (["-o", "chunkeval_gate_mode=lines"], "chunkeval_gate_mode must be file or chunk, got 'lines'"),
     (["--chunkeval-compare=missing.json"], "--chunkeval-compare: */missing.json does not exist"),
+    # the embedder's settings
+    (["--chunkeval-device=gpu"],
+     "--chunkeval-device / chunkeval_device must be one of cpu, cuda, mps (or cuda:N), got 'gpu'"),
+    (["-o", "chunkeval_backend=tensorrt"],
+     "--chunkeval-backend / chunkeval_backend must be one of torch, onnx, got 'tensorrt'"),
+    (["--chunkeval-batch-size=0"], "--chunkeval-batch-size / chunkeval_batch_size must be at least 1, got 0"),
+    (["--chunkeval-batch-size=many"],
+     "--chunkeval-batch-size / ini chunkeval_batch_size must be an integer, got 'many'"),
+    (["--chunkeval-backend=onnx", "--chunkeval-device=mps"], "--chunkeval-backend onnx runs on cpu or cuda, not mps"),
 ]
 
 
