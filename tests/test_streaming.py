@@ -138,3 +138,22 @@ def test_a_corpus_streamed_in_windows_of_two_gives_the_report_of_one_window(
     monkeypatch.setattr(evaluate, "STREAM_WINDOW", 2)
     windows = report("windows")
     assert windows == whole
+
+
+def test_a_build_interrupted_between_windows_is_rebuilt_next_run_with_one_warning(tmp_path: Path) -> None:
+    from pytest_chunkeval.retrieval.table_identity import TableIdentity
+
+    identity = TableIdentity.of(tmp_path / "golden" / "shop" / "queries.yaml", "fixed_size", "f" * 20, label="shop")
+
+    def killed_after_one_window():  # type: ignore[no-untyped-def]
+        yield ROWS[:6], VECTORS[:6]
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        IndexStore(str(tmp_path / "db"), tmp_path / "locks").ensure(identity, len(ROWS), killed_after_one_window)
+    warned: list[str] = []
+    store = IndexStore(str(tmp_path / "db"), tmp_path / "locks", warn=warned.append)
+    assert store.ensure(identity, len(ROWS), lambda: [(ROWS, VECTORS)]) is False  # rebuilt
+    assert len(warned) == 1 and identity.name in warned[0] and "its build did not finish" in warned[0]
+    assert store.ensure(identity, len(ROWS), lambda: [(ROWS, VECTORS)]) is True and len(warned) == 1
+    assert store.db.open_table(identity.name).count_rows() == len(ROWS)

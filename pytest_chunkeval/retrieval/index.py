@@ -176,7 +176,7 @@ class IndexStore:
                 if found != identity:
                     return f"it records {found.describe() if found else 'no identity'}, not {identity.describe()}"
             if not any(getattr(i, "index_type", "") == "FTS" for i in tbl.list_indices()):
-                return "it has no full-text index"
+                return "it has no full-text index: its build did not finish"
             data = tbl.to_arrow()
             if expected_rows is not None and data.num_rows != expected_rows:
                 return f"it has {data.num_rows} rows, its chunks are {expected_rows}"
