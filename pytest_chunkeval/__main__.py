@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from pytest_chunkeval.generators.cli import main
+from pytest_chunkeval.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

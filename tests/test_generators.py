@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_chunkeval.generators.cli import main
+from pytest_chunkeval.cli import main
 from pytest_chunkeval.generators.common import round_robin
 from pytest_chunkeval.generators.doc_extract import blank_rows
 from pytest_chunkeval.generators.doc_langs import DOC_LANGUAGES

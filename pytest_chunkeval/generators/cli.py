@@ -1,7 +1,7 @@
 """``chunkeval golden from-docs|from-history``: the command line over the two generators.
 
 Argument parsing and printing only; every rule lives in :mod:`.docs` and :mod:`.history`, so the same suite can be
-built from Python (``build_from_docs``) with the same result.
+built from Python (``build_from_docs``) with the same result. :mod:`pytest_chunkeval.cli` mounts it.
 """
 from __future__ import annotations
 
@@ -18,12 +18,11 @@ from pytest_chunkeval.generators.history import HistoryOptions, build_from_histo
 from pytest_chunkeval.golden import GoldenError
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="chunkeval", description="pytest-chunkeval tools")
-    top = parser.add_subparsers(dest="area", required=True)
-    golden = top.add_parser("golden", help="build golden suites from a repository").add_subparsers(
-        dest="command", required=True
-    )
+def add_parser(top: Any) -> None:
+    """``chunkeval golden ...`` under the top-level command's subparsers."""
+    area = top.add_parser("golden", help="build golden suites from a repository")
+    area.set_defaults(handler=run)
+    golden = area.add_subparsers(dest="command", required=True)
 
     docs = golden.add_parser("from-docs", help="queries = first sentences of documentation comments")
     docs.add_argument("src", type=Path, help="source tree to mine (any folder; a git checkout records its commit)")
@@ -50,7 +49,6 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--max-queries", type=int, default=opts.max_queries, help="(%(default)s)")
         sub.add_argument("--min-words", type=int, default=opts.min_words, help="words a query needs (%(default)s)")
         sub.add_argument("--max-file-bytes", type=int, default=opts.max_file_bytes, help="(%(default)s)")
-    return parser
 
 
 def _check_out(out: Path) -> str | None:
@@ -74,9 +72,8 @@ def _summary(meta: dict[str, Any], out: Path) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    command = "chunkeval " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    command = "chunkeval " + " ".join(shlex.quote(a) for a in argv)
     problem = _check_out(args.out) or (None if args.src.is_dir() else f"{args.src} is not a folder")
     if problem:
         print(f"chunkeval: {problem}", file=sys.stderr)

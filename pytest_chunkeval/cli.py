@@ -1,0 +1,25 @@
+"""The ``chunkeval`` command (also ``python -m pytest_chunkeval``): one parser, one subcommand per area.
+
+Each area module adds its own subparser with ``add_parser(subparsers)`` and sets ``handler``; this module only
+dispatches, so an area can be read (and tested) on its own.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from pytest_chunkeval.generators import cli as golden_cli
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="chunkeval", description="pytest-chunkeval tools")
+    areas = top.add_subparsers(dest="area", required=True)
+    golden_cli.add_parser(areas)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    args = parser().parse_args(given)
+    return int(args.handler(args, given))
