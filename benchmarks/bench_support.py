@@ -103,10 +103,11 @@ def _ordinal(n: int) -> str:
 
 @lru_cache(maxsize=1)
 def registrations() -> dict[str, Any]:  # name -> pytest_chunkeval.strategy.Registration
-    """Every strategy registered in the project's strategy folder, as ``pytest --chunkeval`` discovers them."""
-    from pytest_chunkeval.discovery import strategies_in
+    """Every strategy of this project, as ``pytest --chunkeval`` finds them: the built-ins and the AVAP grammar's."""
+    from pytest_chunkeval.sources import load
 
-    return dict(sorted(strategies_in(ROOT / "strategies").items()))
+    folder = ROOT / "strategies"
+    return load(folder, [folder / "avap.lark"], [folder / "avap_config.json"], root=ROOT).available
 
 
 # -- rounds ----------------------------------------------------------------------------------------------------

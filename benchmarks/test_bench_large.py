@@ -8,7 +8,7 @@ e.g. one generated from the CPython standard library without tests::
 One round, two child processes, one after the other under the same load:
 
 - ``cold``: a whole ``pytest --chunkeval -m chunkeval`` run of that suite with one strategy
-  (``CHUNKEVAL_BENCH_LARGE_STRATEGY``, default ``ast``, from ``strategies/``), in a fresh cache folder: load the model,
+  (``CHUNKEVAL_BENCH_LARGE_STRATEGY``, default ``ast``, a built-in), in a fresh cache folder: load the model,
   chunk, embed, build the LanceDB table, search every query, score, write the report;
 - ``embedder only``: the same strategy's chunk texts and the suite's queries through ``Embedder.encode`` with no cache
   (the model loaded in the timed part too, as the cold run must), nothing else.
@@ -38,14 +38,14 @@ STRATEGY = os.environ.get("CHUNKEVAL_BENCH_LARGE_STRATEGY", "ast")
 EMBED_ONLY = """
 import json, sys, time
 from pathlib import Path
-from pytest_chunkeval.discovery import strategies_in
 from pytest_chunkeval.golden import load_golden
+from pytest_chunkeval.sources import packaged
 from pytest_chunkeval.retrieval.embed import Embedder
 
-strategies, golden, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+golden, name = Path(sys.argv[1]), sys.argv[2]
 suite = load_golden(golden)
 embedder = Embedder(cache=None)
-strategy = strategies_in(strategies)[name].build().bind(embedder.tokens)  # as the evaluator binds it
+strategy = {r.name: r for r in packaged()}[name].build().bind(embedder.tokens)  # as the evaluator binds it
 texts = [c.text for p, t in sorted(suite.corpus.files.items()) if strategy.handles(p) for c in strategy.chunk(p, t)]
 texts += [q.text for q in suite.queries]
 started = time.perf_counter()
@@ -73,13 +73,11 @@ def _child(cmd: list[str]) -> tuple[float, float, str]:
 def test_large_suite_cold_vs_embedder_only(benchmark: Any, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     suite = Path(SUITE).resolve()
     benchmark.group = f"large suite: {suite.parent.name}, {STRATEGY}"
-    strategies = tmp_path / "strategies"
-    strategies.mkdir()
-    shutil.copy(ROOT / "strategies" / f"{STRATEGY}.py", strategies / f"{STRATEGY}.py")
     folder = tmp_path / "cache"
     cold_cmd = [
         sys.executable, "-m", "pytest", "--chunkeval", "-m", "chunkeval", f"--chunkeval-golden={suite}",
-        "-o", f"chunkeval_strategies={strategies}", "-o", f"chunkeval_cache_dir={folder}",
+        # That strategy alone: as its own baseline, no other strategy is evaluated beside it.
+        f"--chunkeval-strategies={STRATEGY}", f"--chunkeval-baseline={STRATEGY}", "-o", f"chunkeval_cache_dir={folder}",
         f"--chunkeval-db={folder / 'lancedb'}", f"--chunkeval-report={folder / 'report.json'}",
         "--chunkeval-no-progress", "-p", "no:cacheprovider", "-q",
     ]
@@ -88,7 +86,7 @@ def test_large_suite_cold_vs_embedder_only(benchmark: Any, request: pytest.Fixtu
     def both() -> None:
         shutil.rmtree(folder, ignore_errors=True)
         cold, cold_rss, _ = _child(cold_cmd)
-        only, only_rss, out = _child([sys.executable, "-c", EMBED_ONLY, str(strategies), str(suite), STRATEGY])
+        only, only_rss, out = _child([sys.executable, "-c", EMBED_ONLY, str(suite), STRATEGY])
         embedded = json.loads((folder / "report.json").read_text())["embedding"]["embedded"]
         info = json.loads(out.strip().splitlines()[-1])
         measured.update({"cold s": round(cold, 1), "embedder only s": round(only, 1),

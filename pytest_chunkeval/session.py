@@ -9,13 +9,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.accepted import AcceptedMisses, settings_key
-from pytest_chunkeval.discovery import discover_suites, load_strategy_modules
+from pytest_chunkeval.discovery import discover_suites
 from pytest_chunkeval.golden import GoldenSuite, load_golden
 from pytest_chunkeval.options import Options
-from pytest_chunkeval.strategy import Registration, registry
+from pytest_chunkeval.strategy import Registration
+
+if TYPE_CHECKING:
+    from pytest_chunkeval.sources import StrategySet
 
 
 class LineProgress:
@@ -78,13 +81,65 @@ class ChunkevalState:
     _model_id: str | None = None  # the workers' model, on an xdist controller (it runs no evaluator)
     _base_info: dict[str, Any] | None = None
     _corpus_dirs: set[Path] | None = None
+    _packaged: list[Registration] | None = None
+    notes: list[str] = field(default_factory=list)  # said in the header: strategies that replace others
 
     # -- discovery ----------------------------------------------------------------------------------------------
+    def strategy_set(self) -> StrategySet:
+        """Every strategy this project can run: the packages' (built-ins), the ini's grammars, the project's own
+        files and conftests (pytest has imported those by the time collection asks), later replacing earlier."""
+        from pytest_chunkeval.sources import load, packaged
+
+        o = self.options
+        if self._packaged is None:
+            self._packaged = packaged()
+        return load(o.strategies_dir, o.grammars, o.grammar_configs, root=o.rootdir, conftest_root=o.rootdir,
+                    shipped=self._packaged)
+
     def load_strategies(self) -> dict[str, Registration]:
-        """Strategies of this project: the strategies folder, plus any registered from the project's conftests
-        (pytest has imported them by the time collection asks)."""
-        load_strategy_modules(self.options.strategies_dir)
-        return registry([self.options.strategies_dir], conftest_root=self.options.rootdir)
+        """The strategies this run evaluates: those selected (``--chunkeval-strategies``; all by default) and the
+        baseline."""
+        return self.strategy_set().select(self.options.strategy_names, self.options.baseline)
+
+    def check_setup(self) -> list[str]:
+        """Raise ``ValueError`` for a run that would evaluate nothing or name what does not exist, with where it
+        looked and how to fix it; else the notes to print (replaced strategies)."""
+        o = self.options
+        if not self.suite_paths():
+            where = ", ".join(o.golden_patterns) or "(no patterns)"
+            raise ValueError(
+                f"--chunkeval found no golden suite: looked for {where} under {o.rootdir} (ini chunkeval_golden). "
+                "Make one with `chunkeval init` (suites, settings and a CI workflow for this repository) or "
+                "`chunkeval golden from-docs SRC golden/NAME`, or name one with --chunkeval-golden=PATH"
+            )
+        found = self.strategy_set()
+        if not found.available:
+            raise ValueError(
+                "--chunkeval found no strategy: none is registered by an installed package (entry-point group "
+                f"pytest_chunkeval.strategies), the ini's chunkeval_grammar / chunkeval_grammar_config, or "
+                f"{o.strategies_dir} (ini chunkeval_strategies_dir); reinstall pytest-chunkeval or add a strategy file"
+            )
+        problems = []
+        folders = [n for n in o.strategy_names if n not in found.available and (o.rootdir / n).is_dir()]
+        if folders:  # the setting's name before it selected strategies by name
+            problems.append(f"--chunkeval-strategies / ini chunkeval_strategies names the strategies to run, and "
+                            f"{', '.join(folders)} is a folder: name the folder of strategy files with ini "
+                            "chunkeval_strategies_dir")
+        else:
+            try:
+                found.select(o.strategy_names, o.baseline)
+            except ValueError as exc:
+                problems.append(f"--chunkeval-strategies / ini chunkeval_strategies: {exc}")
+        if o.baseline not in found.available:
+            problems.append(f"--chunkeval-baseline / ini chunkeval_baseline: unknown strategy {o.baseline!r}; "
+                            f"{found.known()}")
+        unknown = [n for n in o.gate_candidates if n != "all" and n not in found.available]
+        if unknown:
+            problems.append(f"--chunkeval-gate / ini chunkeval_gate_candidates: unknown strategy "
+                            f"{', '.join(map(repr, unknown))}; {found.known()} (or all)")
+        if problems:
+            raise ValueError("\n".join(problems))
+        return found.notes
 
     def suite_paths(self) -> list[Path]:
         """The suites to evaluate: those named by --chunkeval-golden, else every suite the ini patterns find."""
@@ -390,14 +445,29 @@ class ChunkevalState:
         self.outcomes.setdefault((suite.path.resolve(), strategy, mode), {})[query_id] = hit
 
     def unrecorded_misses(self) -> int:
-        """Misses this run that no accepted-misses record covers (each failed its query item)."""
+        """Misses this run that a record holds against and does not list (each failed its query item)."""
         if not self.outcomes or self.options.accept_misses:
             return 0
         total = 0
         for (suite_path, strategy, mode), ran in self.outcomes.items():
-            accepted = self.accepted_for(self.suites[suite_path]).ids(self.settings_key_for(mode), strategy)
-            total += sum(1 for q, hit in ran.items() if not hit and q not in accepted)
+            record, settings = self.accepted_for(self.suites[suite_path]), self.settings_key_for(mode)
+            if record.holds(settings):
+                accepted = record.ids(settings, strategy)
+                total += sum(1 for q, hit in ran.items() if not hit and q not in accepted)
         return total
+
+    def unheld_misses(self) -> dict[Path, dict[str, list[str]]]:
+        """Misses under settings no record holds yet (a new suite): suite -> row label -> query ids, in run order.
+        They did not fail; the summary lists them with the command that records them."""
+        out: dict[Path, dict[str, list[str]]] = {}
+        if self.options.accept_misses:
+            return out
+        for (suite_path, strategy, mode), ran in self.outcomes.items():
+            if not self.accepted_for(self.suites[suite_path]).holds(self.settings_key_for(mode)):
+                missed = [q for q, hit in ran.items() if not hit]
+                if missed:
+                    out.setdefault(suite_path, {})[self.label(strategy, mode)] = missed
+        return out
 
     def save_accepted(self) -> list[Path]:
         """Write the accepted-misses files for what ran (only with --chunkeval-accept-misses)."""

@@ -283,13 +283,27 @@ def resolve(obj: Any, *, name: str | None = None, model: TokenModel | None = Non
     )
 
 
+#: Where a registration came from: a package's entry point (the built-ins among them), the ini's grammar
+#: settings, or the project's own strategy files and conftests. A project's strategy may replace the other two.
+SOURCES = ("package", "grammar", "project")
+
+
 @dataclass(frozen=True)
 class Registration:
-    """A registered strategy factory and where it came from (for error messages and fingerprints)."""
+    """A registered strategy factory and where it came from (for error messages, notes and fingerprints).
+
+    ``ref`` and ``args`` name the factory as ``module:function`` plus string arguments when it is not defined in a
+    strategy file (entry points, grammar settings): what a worker process (the Ray engine) imports to rebuild it.
+    ``provider`` names what supplied it, for the notes a run prints ("pytest-chunkeval 0.1.0", "ini ...").
+    """
 
     name: str
     factory: Callable[[], Any]
     origin: str
+    source: str = "project"
+    ref: str | None = None
+    args: tuple[str, ...] = ()
+    provider: str = ""
 
     def build(self) -> Contract:
         """Call the factory and resolve the strategy's contract."""

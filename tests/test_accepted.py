@@ -11,12 +11,13 @@ HYBRID = settings_key("m", "hybrid", 10)
 VECTOR = settings_key("m", "vector", 10)
 
 
-def test_no_file_is_an_empty_record_that_writes_nothing_until_a_miss(tmp_path: Path) -> None:
+def test_no_file_holds_nothing_and_a_recorded_run_without_misses_holds_every_query(tmp_path: Path) -> None:
     record = AcceptedMisses.load(tmp_path)
-    assert record.ids(HYBRID, "ast") == set() and not record.dirty
+    assert record.ids(HYBRID, "ast") == set() and not record.dirty and not record.holds(HYBRID)
     record.update(HYBRID, "ast", {"q1": True, "q2": True})
     record.save()
-    assert not (tmp_path / FILE_NAME).exists()
+    again = AcceptedMisses.load(tmp_path)  # written: "recorded, no misses" is a record a new miss fails against
+    assert again.holds(HYBRID) and not again.holds(VECTOR) and again.ids(HYBRID, "ast") == set()
 
 
 def test_misses_are_recorded_sorted_per_setting_and_strategy_and_read_back(tmp_path: Path) -> None:
@@ -36,10 +37,10 @@ def test_a_fixed_query_is_forgotten_and_one_that_did_not_run_is_kept(tmp_path: P
     record.update(HYBRID, "ast", {"q1": True})  # q1 now hits; q2 was not run (deselected): its record stands
     assert record.dirty and record.data == {HYBRID: {"ast": ["q2"]}}
     record.update(HYBRID, "ast", {"q2": True})
-    assert record.data == {}  # nothing left: the section goes, and save removes the file
+    assert record.data == {HYBRID: {}}  # nothing missed: the section stays, holding every query
     (tmp_path / FILE_NAME).write_text("stale")
     record.save()
-    assert not (tmp_path / FILE_NAME).exists()
+    assert AcceptedMisses.load(tmp_path).data == {HYBRID: {}}
 
 
 def test_an_unchanged_record_is_not_rewritten(tmp_path: Path) -> None:

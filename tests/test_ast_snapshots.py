@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from test_chunk_snapshots import ChunkSnapshotExtension, render_chunks
 
-from pytest_chunkeval.discovery import strategies_in
+from pytest_chunkeval.sources import packaged
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "golden" / "polyglot" / "corpus"
@@ -27,7 +27,7 @@ CORPUS_FILES = sorted(p.relative_to(CORPUS).as_posix() for p in CORPUS.rglob("*"
 #: The shipped strategies built on the tree-sitter engine (the peers parse with their own code, and the AVAP
 #: strategies handle .avap only).
 AST_STRATEGIES = ("ast", "ast_context", "function_level")
-REGISTRY = {name: reg for name, reg in strategies_in(ROOT / "strategies").items() if name in AST_STRATEGIES}
+REGISTRY = {reg.name: reg for reg in packaged() if reg.name in AST_STRATEGIES}
 CASES = [(name, rel) for name in sorted(REGISTRY) for rel in CORPUS_FILES]
 #: What the engine decided, worth reviewing: the grammar used (or the fallback), the node types a chunk holds, the
 #: kinds and symbols it names and the containers (class, impl) it sits in.

@@ -20,13 +20,13 @@ import pytest
 from syrupy.extensions.amber import AmberSnapshotExtension
 from syrupy.location import PyTestLocation
 
-from pytest_chunkeval.discovery import strategies_in
+from pytest_chunkeval.sources import load
 
 ROOT = Path(__file__).resolve().parents[1]
 STRATEGIES = ROOT / "strategies"
 CORPUS = ROOT / "golden" / "avap" / "corpus"
 CORPUS_FILES = sorted(p.relative_to(CORPUS).as_posix() for p in CORPUS.rglob("*.avap")) if CORPUS.is_dir() else []
-REGISTRY = strategies_in(STRATEGIES)
+REGISTRY = load(STRATEGIES, [STRATEGIES / "avap.lark"], [STRATEGIES / "avap_config.json"]).available
 # metadata keys worth reviewing (the rest, e.g. the full AST summary, is already visible in the text)
 SHOWN_METADATA = ("block", "name", "part", "tags", "categories", "recovered", "parse_error")
 # the ids test_chunks gets below: test_chunks[<strategy>:<corpus file>]

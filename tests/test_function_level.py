@@ -14,7 +14,7 @@ import pytest
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.ast.chunker import ast_chunks
 from pytest_chunkeval.chunking.function_level import STAT_KEYS, FunctionLevelChunker, function_level_chunks
-from pytest_chunkeval.discovery import strategies_in
+from pytest_chunkeval.sources import packaged
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -340,7 +340,7 @@ def test_every_polyglot_file_is_covered_within_the_limit() -> None:
 
 
 def test_strategy_declarations_and_counters() -> None:
-    assert "function_level" in strategies_in(ROOT / "strategies")
+    assert "function_level" in {r.name for r in packaged()}
     s = FunctionLevelChunker()
     assert (s.name, s.max_chunk_size, s.size_unit, s.lossless, s.extensions) == \
         ("function_level", 1000, "chars", True, None)

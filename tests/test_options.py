@@ -47,9 +47,9 @@ def test_settings_from_ini_and_command_line_are_merged_command_line_first(pytest
     from pytest_chunkeval.options import read_options
 
     pytester.makeini("[pytest]\nchunkeval_k = 5\nchunkeval_gate_recall_drop = 0.02\nchunkeval_regression_alpha = off\n")
-    config = pytester.parseconfigure("--chunkeval", "--chunkeval-retrieval=vector", "-p", "no:cacheprovider")
+    config = pytester.parseconfig("--chunkeval", "--chunkeval-retrieval=vector", "-p", "no:cacheprovider")
     options = read_options(config)
     assert (options.k, options.retrieval, options.thresholds.recall_drop, options.regression_alpha) == (5, "vector", 0.02, None)
-    config = pytester.parseconfigure("--chunkeval", "--chunkeval-k=3", "-p", "no:cacheprovider")
+    config = pytester.parseconfig("--chunkeval", "--chunkeval-k=3", "-p", "no:cacheprovider")
     assert read_options(config).k == 3
     assert read_options(config).db_uri == str(pytester.path / ".chunkeval" / "lancedb")

@@ -101,7 +101,7 @@ def run(p: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 def test_evaluates_every_suite_and_strategy_and_writes_a_verifiable_report(project: pytest.Pytester) -> None:
     result = run(project, "-v", "-rs", "--chunkeval-markdown=summary.md", "--chunkeval-chart=out/chart.png")
-    result.assert_outcomes(passed=7, skipped=3)
+    result.assert_outcomes(passed=9, skipped=3)
     assert (project.path / "out" / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| fixed_size | " in (project.path / "summary.md").read_text()
     result.stdout.fnmatch_lines(
@@ -126,9 +126,9 @@ def test_evaluates_every_suite_and_strategy_and_writes_a_verifiable_report(proje
 
 
 def test_second_run_reuses_indexes_and_embeds_nothing(project: pytest.Pytester) -> None:
-    run(project).assert_outcomes(passed=7, skipped=3)
+    run(project).assert_outcomes(passed=9, skipped=3)
     second = run(project)
-    second.assert_outcomes(passed=7, skipped=3)
+    second.assert_outcomes(passed=9, skipped=3)
     second.stdout.fnmatch_lines(["*embedded 0 texts*from cache*"])
     report = json.loads((project.path / "chunkeval-report.json").read_text())
     for entry in report["suites"]["golden/shop/queries.yaml"]["strategies"].values():
@@ -137,10 +137,10 @@ def test_second_run_reuses_indexes_and_embeds_nothing(project: pytest.Pytester) 
 
 
 def test_changing_a_strategy_rebuilds_only_its_index(project: pytest.Pytester) -> None:
-    run(project).assert_outcomes(passed=7, skipped=3)
+    run(project).assert_outcomes(passed=9, skipped=3)
     path = project.path / "strategies" / "fixed_size.py"
     path.write_text(path.read_text().replace("max_chunk_size=120", "max_chunk_size=150"))
-    run(project).assert_outcomes(passed=7, skipped=3)
+    run(project).assert_outcomes(passed=9, skipped=3)
     strategies = json.loads((project.path / "chunkeval-report.json").read_text())["suites"]["golden/shop/queries.yaml"]["strategies"]
     assert strategies["file_level"]["index"]["reused"] is True
     assert strategies["fixed_size"]["index"]["reused"] is False
@@ -167,10 +167,34 @@ def test_plain_pytest_collects_nothing_and_imports_nothing_heavy(project: pytest
     assert "queries.yaml" not in result.stdout.str()
 
 
-def test_a_miss_fails_with_details_then_can_be_accepted_and_a_fix_is_flagged(project: pytest.Pytester) -> None:
+def test_a_miss_is_listed_until_recorded_then_fails_with_details_and_a_fix_is_flagged(project: pytest.Pytester) -> None:
     golden = project.path / "golden" / "shop" / "queries.yaml"
     # With k=1 a query about passwords cannot rank the orders file first: a deterministic miss.
-    golden.write_text(golden.read_text().replace("path: auth.py\n        lines: [4, 5]", "path: orders.py\n        lines: [10, 12]"))
+    wrong = golden.read_text().replace("path: auth.py\n        lines: [4, 5]", "path: orders.py\n        lines: [10, 12]")
+    golden.write_text(wrong)
+    first = run(project, "--chunkeval-k", "1", "-k", "fixed_size and password")
+    first.assert_outcomes(xfailed=1)  # no record yet: nothing to hold the miss against, so it is listed
+    first.stdout.fnmatch_lines([
+        "golden/shop/queries.yaml: no accepted-misses record yet; 1 misses (xfailed):",
+        "  fixed_size: password-hash",
+        "1 misses on suites with no accepted-misses record yet; to hold today's state, record it with: pytest "
+        "--chunkeval * -k 'fixed_size and password' * --chunkeval-accept-misses",
+    ])
+    accepted = run(project, "--chunkeval-k", "1", "-k", "fixed_size and password", "--chunkeval-accept-misses")
+    accepted.assert_outcomes(passed=1)
+    record = (golden.parent / "accepted_misses.yaml").read_text()
+    assert "password-hash" in record and "k=1" in record
+    run(project, "--chunkeval-k", "1", "-k", "fixed_size and password").assert_outcomes(xfailed=1)
+    golden.write_text(textwrap.dedent(GOLDEN))
+    fixed = run(project, "--chunkeval-k", "1", "-k", "fixed_size and password")
+    fixed.assert_outcomes(failed=1)
+    fixed.stdout.fnmatch_lines(["*FIXED: fixed_size: a chunk in the top 1 now overlaps a relevant line span, but the "
+                                "query is recorded as an accepted miss*"])
+    assert "_ test session _" not in fixed.stdout.str()
+    fixed.stdout.fnmatch_lines(["*_ golden/shop/queries.yaml::fixed_size::password-hash _*"])
+    run(project, "--chunkeval-k", "1", "-k", "fixed_size and password", "--chunkeval-accept-misses").assert_outcomes(passed=1)
+    assert "password-hash" not in (golden.parent / "accepted_misses.yaml").read_text()  # held: it hits, and must
+    golden.write_text(wrong)
     failed = run(project, "--chunkeval-k", "1", "-k", "fixed_size and password")
     failed.assert_outcomes(failed=1)
     failed.stdout.fnmatch_lines(["1 query items missed and are not recorded as accepted misses*--chunkeval-accept-misses"])
@@ -185,20 +209,7 @@ def test_a_miss_fails_with_details_then_can_be_accepted_and_a_fix_is_flagged(pro
             "*1.   auth.py:1-*",
         ]
     )
-    accepted = run(project, "--chunkeval-k", "1", "-k", "fixed_size and password", "--chunkeval-accept-misses")
-    accepted.assert_outcomes(passed=1)
-    record = (golden.parent / "accepted_misses.yaml").read_text()
-    assert "password-hash" in record and "k=1" in record
-    run(project, "--chunkeval-k", "1", "-k", "fixed_size and password").assert_outcomes(xfailed=1)
-    golden.write_text(textwrap.dedent(GOLDEN))
-    fixed = run(project, "--chunkeval-k", "1", "-k", "fixed_size and password")
-    fixed.assert_outcomes(failed=1)
-    fixed.stdout.fnmatch_lines(["*FIXED: fixed_size: a chunk in the top 1 now overlaps a relevant line span, but the "
-                                "query is recorded as an accepted miss*"])
-    assert "_ test session _" not in fixed.stdout.str()
-    fixed.stdout.fnmatch_lines(["*_ golden/shop/queries.yaml::fixed_size::password-hash _*"])
-    run(project, "--chunkeval-k", "1", "-k", "fixed_size and password", "--chunkeval-accept-misses").assert_outcomes(passed=1)
-    assert not (golden.parent / "accepted_misses.yaml").exists()
+    assert "no accepted-misses record yet" not in failed.stdout.str()
 
 
 def test_invalid_golden_is_a_collection_error_naming_the_place(project: pytest.Pytester) -> None:
@@ -223,7 +234,7 @@ def test_conftest_strategy_and_a_suite_it_cannot_handle_is_skipped_with_reason(p
             return DocsOnly()
         """
     )
-    result = run(project, "-rs", "-k", "docs_only")
+    result = run(project, "-rs", "-k", "docs_only", "--chunkeval-strategies=docs_only")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*docs_only: handles none of the 4 files of this suite (it handles .rst)*"])
     result.stdout.fnmatch_lines(["*chunkeval summary*", "docs_only: skipped: handles none of the 4 files of this suite (it handles .rst)"])
@@ -240,12 +251,14 @@ def test_golden_path_option_runs_a_suite_anywhere(project: pytest.Pytester, tmp_
     )
     project.makepyfile(test_unrelated="def test_unrelated():\n    pass\n")
     result = run(project, f"--chunkeval-golden={elsewhere / 'q.yaml'}", "-v")
-    result.assert_outcomes(passed=5, skipped=3, deselected=1)  # only the named suite; the project's test waits
+    result.assert_outcomes(passed=7, skipped=3, deselected=1)  # only the named suite; the project's test waits
     assert "shop" not in result.stdout.str()
     # Written with a space, pytest takes the path for a test argument when it picks its rootdir (before any
-    # plugin can say otherwise); strategies and settings still come from the invocation folder's project.
-    spaced = run(project, "--chunkeval-golden", str(elsewhere / "q.yaml"))
-    spaced.assert_outcomes(passed=5, skipped=3, deselected=1)
+    # plugin can say otherwise), and the project's ini is not read; its strategy files still are (the
+    # invocation folder's strategies/), and replace the built-ins of the same names.
+    spaced = run(project, "--chunkeval-golden", str(elsewhere / "q.yaml"), "--chunkeval-strategies=file_level,fixed_size")
+    spaced.assert_outcomes(passed=7, skipped=3, deselected=1)
+    spaced.stdout.fnmatch_lines(["chunkeval: fixed_size (strategies/fixed_size.py:4) replaces the built-in fixed_size*"])
 
 
 def test_gate_items_name_the_gate_the_values_and_the_worst_queries(project: pytest.Pytester) -> None:
@@ -283,8 +296,8 @@ def test_quality_items_fail_a_strategy_that_breaks_its_promises(project: pytest.
             return Lossy()
         """
     )
-    result = run(project, "-k", "lossy and quality")
-    result.assert_outcomes(failed=2, skipped=1)
+    result = run(project, "-k", "lossy and quality", "--chunkeval-strategies=lossy")
+    result.assert_outcomes(failed=2, skipped=1, passed=1)  # passed: quality[fallback], it never fell back
     result.stdout.fnmatch_lines(
         [
             "*lossy claims to be lossless but 4 of * non-blank lines are in no chunk:*",
@@ -323,16 +336,22 @@ def test_a_strategy_that_yields_no_chunks_scores_zero_and_one_that_crashes_falls
             return Crashy()
         """
     )
-    result = run(project, "-k", "nothing or crashy", "-rs")
-    # nothing: both queries miss (its quality items are skipped: it claims nothing). crashy: orders.py falls back
-    # to fixed windows, so order-total is found; password-hash misses, and its lossless claim fails (auth.py lost).
-    result.assert_outcomes(failed=4, passed=1, skipped=5)
+    result = run(project, "-k", "nothing or crashy", "-rs", "--chunkeval-strategies=nothing,crashy")
+    # nothing: both queries miss (listed: no record yet); its quality items are skipped (it claims nothing) but
+    # the fallback check passes. crashy: orders.py falls back to fixed windows, so order-total is found;
+    # password-hash misses, its lossless claim fails (auth.py lost), and so does the fallback check (1 of 4 files).
+    result.assert_outcomes(xfailed=3, failed=2, passed=2, skipped=5)
     result.stdout.fnmatch_lines(["*crashy: fallback: orders.py: RuntimeError: cannot parse this one*"])
+    result.stdout.fnmatch_lines([
+        "*crashy's own chunking failed on 1 of 4 files (25%), more than chunkeval_max_fallback allows (0%)*",
+        "first: orders.py: RuntimeError: cannot parse this one",
+    ])
+    result.stdout.fnmatch_lines(["*crashy (fallback 1/4 files) *"])  # the table marks the row
     report = json.loads((project.path / "chunkeval-report.json").read_text())
     nothing = report["suites"]["golden/shop/queries.yaml"]["strategies"]["nothing"]
     assert nothing["aggregate"]["file"]["ndcg@10"] == 0.0 and nothing["chunks"] == []
     # The empty strategy as the baseline: every ratio against it is undefined, and the report stays strict JSON.
-    run(project, "-k", "nothing or crashy", "--chunkeval-baseline=nothing")
+    run(project, "-k", "nothing or crashy", "--chunkeval-baseline=nothing", "--chunkeval-strategies=nothing,crashy")
 
     def refuse(constant: str) -> None:
         raise ValueError(f"not strict JSON: {constant}")
@@ -343,6 +362,9 @@ def test_a_strategy_that_yields_no_chunks_scores_zero_and_one_that_crashes_falls
     assert gates["index-size"]["measured"] is None and gates["index-size"]["passed"] is False
     assert gates["ndcg-gain"]["measured"] is None
     assert crashy["vs_baseline"]["file"]["ndcg@10"]["relative"] is None
+    # A user may allow a share of fallbacks explicitly.
+    allowed = run(project, "-k", "crashy and fallback", "--chunkeval-strategies=crashy", "--chunkeval-max-fallback=0.25")
+    allowed.assert_outcomes(passed=1)
 
 
 def test_a_failed_evaluation_is_reported_once_in_full_and_then_by_reference(project: pytest.Pytester) -> None:
@@ -364,18 +386,18 @@ def test_a_failed_evaluation_is_reported_once_in_full_and_then_by_reference(proj
             return Broken()
         """
     )
-    result = run(project, "-k", "broken")
-    result.assert_outcomes(failed=5)
+    result = run(project, "-k", "broken", "--chunkeval-strategies=broken")
+    result.assert_outcomes(failed=6)
     out = result.stdout.str()
     failures = out[:out.index("short test summary info")]  # the summary's own lines depend on the terminal width
     assert failures.count("RuntimeError: counter store is gone") == 1  # in the first item's traceback only
-    assert failures.count("the evaluation of broken on this suite failed: see golden/shop/queries.yaml::broken::password-hash") == 4
+    assert failures.count("the evaluation of broken on this suite failed: see golden/shop/queries.yaml::broken::password-hash") == 5
     after_first = out[out.index("_ golden/shop/queries.yaml::broken::order-total _"):out.index("short test summary info")]
-    assert len(after_first.splitlines()) == 9  # four items, a header and one line each (+ the summary rule)
+    assert len(after_first.splitlines()) == 11  # five items, a header and one line each (+ the summary rule)
 
 
 def test_regression_items_compare_with_a_previous_report(project: pytest.Pytester) -> None:
-    run(project).assert_outcomes(passed=7, skipped=3)
+    run(project).assert_outcomes(passed=9, skipped=3)
     previous = project.path / "main-report.json"
     previous.write_text((project.path / "chunkeval-report.json").read_text())
     same = run(project, "--chunkeval-compare", "main-report.json", "-k", "regression")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from project_files import write_strategies
 from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
 
 
@@ -42,12 +43,12 @@ def test_another_projects_strategies_folder_never_breaks_a_plain_run(project: py
 
 @pytest.mark.slow
 def test_an_interrupted_run_leaves_the_last_report_and_writes_a_partial_one_beside_it(project: pytest.Pytester) -> None:  # noqa: F811
-    run(project).assert_outcomes(passed=7, skipped=3)
+    run(project).assert_outcomes(passed=9, skipped=3)
     report = project.path / "chunkeval-report.json"
     before = report.read_text()
     assert json.loads(before)["complete"] is True
     # A strategy module after the others (modules load in name order): Ctrl-C arrives in the middle of the run.
-    (project.path / "strategies" / "zz_interrupting.py").write_text(
+    write_strategies(project.path, {"zz_interrupting.py": (
         "from pytest_chunkeval import Strategy, strategy\n\n\n"
         "class Interrupting(Strategy):\n"
         "    name = 'zz_interrupting'\n\n"
@@ -56,7 +57,7 @@ def test_an_interrupted_run_leaves_the_last_report_and_writes_a_partial_one_besi
         "@strategy\n"
         "def zz_interrupting():\n"
         "    return Interrupting()\n"
-    )
+    )})
     # In a subprocess: an in-process run would hand the KeyboardInterrupt on to this test session.
     result = project.runpytest_subprocess("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress",
                                           "--chunkeval-markdown=summary.md")
@@ -123,11 +124,11 @@ def test_collect_only_does_not_check_the_model(project: pytest.Pytester) -> None
 def test_under_xdist_the_controller_writes_one_report_equal_to_the_serial_one(project: pytest.Pytester) -> None:  # noqa: F811
     pytest.importorskip("xdist")
     serial = run(project, "--chunkeval-report=serial.json")
-    serial.assert_outcomes(passed=7, skipped=3)
+    serial.assert_outcomes(passed=9, skipped=3)
     # In a subprocess: xdist's workers are processes anyway, and the controller must not be this test session.
     result = project.runpytest_subprocess("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress", "-n", "2",
                                           "--chunkeval-report=parallel.json", "--chunkeval-markdown=summary.md")
-    result.assert_outcomes(passed=7, skipped=3)
+    result.assert_outcomes(passed=9, skipped=3)
     result.stdout.fnmatch_lines(["*chunkeval summary*", "*report: *parallel.json*"])
     volatile = ("created", "embedding", "machine")
     a = {k: v for k, v in json.loads((project.path / "serial.json").read_text()).items() if k not in volatile}

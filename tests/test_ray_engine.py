@@ -91,10 +91,10 @@ def test_engine_and_address_merge_from_ini_and_command_line(pytester: pytest.Pyt
     from pytest_chunkeval.options import read_options
 
     pytester.makeini("[pytest]\nchunkeval_ray_address = ray://head:10001\n")
-    options = read_options(pytester.parseconfigure("--chunkeval", "-p", "no:cacheprovider"))
+    options = read_options(pytester.parseconfig("--chunkeval", "-p", "no:cacheprovider"))
     assert (options.engine, options.ray_address) == ("local", "ray://head:10001")  # an address alone changes nothing
     if "ray" in sys.modules or _has_ray():
-        config = pytester.parseconfigure("--chunkeval", "--chunkeval-engine=ray", "--chunkeval-ray-address=auto",
+        config = pytester.parseconfig("--chunkeval", "--chunkeval-engine=ray", "--chunkeval-ray-address=auto",
                                          "-p", "no:cacheprovider")
         assert (read_options(config).engine, read_options(config).ray_address) == ("ray", "auto")
 
@@ -167,7 +167,7 @@ def _run(p: pytest.Pytester, cache: str, *args: str) -> tuple[dict[str, Any], fl
                          "-o", f"chunkeval_cache_dir={cache}", "--chunkeval-retrieval=vector,hybrid", *args)
     seconds = time.perf_counter() - start
     # per strategy and mode: 3 queries and 3 quality items, one of them skipped
-    result.assert_outcomes(passed=15, skipped=3)  # the chunk checks once, under the first mode
+    result.assert_outcomes(passed=17, skipped=3)  # the chunk checks once, under the first mode
     assert "Warning" not in result.stdout.str(), result.stdout.str()
     return json.loads((p.path / f"{cache}.json").read_text()), seconds
 

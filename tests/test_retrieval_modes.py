@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from project_files import write_strategies, write_suite
+from project_files import set_ini, write_strategies, write_suite
 
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.report import REPORT_VERSION, Summary, build_report
@@ -172,7 +172,9 @@ def test_verify_flags_an_entry_whose_mode_the_report_did_not_evaluate(tmp_path: 
 
 
 def _one_query_project(pytester: pytest.Pytester) -> None:
-    """One strategy, one file, one query: enough to see what is collected."""
+    """One strategy, one file, one query: enough to see what is collected. The strategy is its own baseline, so
+    no built-in is evaluated beside it."""
+    set_ini(pytester.path, "chunkeval_baseline", '"fixed_size"', "fixed_size")
     write_strategies(pytester.path, {"fixed_size.py": (
         "from pytest_chunkeval import FixedSizeChunker, strategy\n\n\n@strategy\ndef fixed_size():\n"
         "    return FixedSizeChunker(max_chunk_size=120)\n")})

@@ -34,9 +34,10 @@ def test_only_misses_without_a_record_count_and_each_mode_reads_its_own_section(
     suite = s.suite(suite_dir / "queries.yaml")
     s.record(suite, "ast", "q0", False, "hybrid")  # recorded under hybrid: accepted
     s.record(suite, "ast", "q1", True, "hybrid")
-    s.record(suite, "ast", "q0", False, "vector")  # the same query under vector: no record there
-    s.record(suite, "ast", "q2", False)  # no mode: the run's first
-    assert s.unrecorded_misses() == 2
+    s.record(suite, "ast", "q0", False, "vector")  # the same query under vector: no record holds that mode yet
+    s.record(suite, "ast", "q2", False)  # no mode: the run's first, whose record holds it: a new miss
+    assert s.unrecorded_misses() == 1
+    assert s.unheld_misses() == {(suite_dir / "queries.yaml").resolve(): {"ast[vector]": ["q0"]}}
     assert s.label("ast", "vector") == "ast[vector]"
 
 

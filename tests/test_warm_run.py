@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from project_files import write_strategies
 from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
 
 from pytest_chunkeval.chunking.lark.strategies import load_grammar
@@ -58,7 +59,7 @@ def _numbers(report: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.slow
 def test_a_warm_run_chunks_nothing_and_reports_the_cold_numbers(project: pytest.Pytester) -> None:  # noqa: F811
-    (project.path / "strategies" / "counting.py").write_text(COUNTING)
+    write_strategies(project.path, {"counting.py": COUNTING})
     log = project.path / "chunk-calls.log"
     files = sorted(p.name for p in (project.path / "golden" / "shop" / "corpus").iterdir())
     cold = run(project, "-m", "chunkeval", "--chunkeval-report=cold.json")
@@ -105,7 +106,7 @@ def test_an_evaluation_only_run_imports_no_test_module(project: pytest.Pytester)
     assert not (project.path / "imported.log").exists()
     everything = run(project)
     assert everything.ret == 0 and (project.path / "imported.log").exists()
-    everything.assert_outcomes(passed=8, skipped=3)  # the evaluation's items and the unit test
+    everything.assert_outcomes(passed=10, skipped=3)  # the evaluation's items and the unit test
 
 
 def test_cached_sign_draws_give_the_p_values_of_a_fresh_draw() -> None:

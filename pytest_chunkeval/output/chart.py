@@ -16,12 +16,10 @@ def write_chart(report: dict[str, Any], path: Path) -> None:
 
     k = report["k"]
     metric = f"ndcg@{k}"
-    suites = [
-        (key, s) for key, s in report["suites"].items() if any(not e.get("skipped") for e in s["strategies"].values())
-    ]
+    suites = [(key, s) for key, s in report["suites"].items() if any(map(_scored, s["strategies"].values()))]
     fig, axes = plt.subplots(len(suites), 1, figsize=(10, 3.2 * max(len(suites), 1)), squeeze=False)
     for ax, (key, suite) in zip(axes[:, 0], suites, strict=True):
-        names = [n for n, e in suite["strategies"].items() if not e.get("skipped")]
+        names = [n for n, e in suite["strategies"].items() if _scored(e)]
         for offset, mode, colour in ((-0.2, "file", "#3b6ea8"), (0.2, "chunk", "#d98c3a")):
             means, lows, highs = [], [], []
             for n in names:
@@ -32,7 +30,7 @@ def write_chart(report: dict[str, Any], path: Path) -> None:
             xs = [i + offset for i in range(len(names))]
             ax.bar(xs, means, width=0.4, color=colour, label=f"{mode} mode", yerr=[lows, highs], capsize=3)
         base = suite["strategies"].get(report["baseline"])
-        if base and not base.get("skipped"):
+        if base and not (base.get("skipped") or base.get("failed")):
             ax.axhline(base["aggregate"]["file"][metric], color="#3b6ea8", linestyle=":", linewidth=1)
         ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
         ax.set_ylim(0, 1)
@@ -45,3 +43,8 @@ def write_chart(report: dict[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _scored(entry: dict[str, Any]) -> bool:
+    """A report entry with numbers: neither skipped nor failed to build."""
+    return not (entry.get("skipped") or entry.get("failed"))

@@ -114,7 +114,10 @@ def sections(summary: Summary) -> list[str]:
         part = [f"## {key}", ""]
         part += render_markdown(retrieval_table(summary, key))
         part += render_markdown(index_table(summary, key))
-        warnings = warning_lines(suite, limit=10)
+        failed = {s.name: s.failed for s in suite.strategies.values() if s.failed}
+        part += [f"- **{name} failed to build**: {why}" for name, why in failed.items()]
+        shown = tuple(f"{name}: failed to build" for name in failed)  # said above, in bold
+        warnings = [w for w in warning_lines(suite, limit=10) if not w.startswith(shown)]
         if warnings:
             part.append(_details(f"{len(warnings)} notes: skipped files and strategies, fallbacks, warnings",
                                  [f"- {w}" for w in warnings]))

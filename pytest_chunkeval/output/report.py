@@ -74,7 +74,7 @@ class Summary:
         if key not in self._vs:
             s, b = self.suites[suite].strategies.get(name), self.baseline_of(suite, name)
             out: dict[str, dict[str, dict[str, float | None]]] = {}
-            if s is not None and b is not None and s is not b and not s.skipped and not b.skipped:
+            if s is not None and b is not None and s is not b and s.evaluated and b.evaluated:
                 for mode, metric, mean_a, mean_b, p in compare_paired(s.per_query(), b.per_query()):
                     out.setdefault(mode, {})[metric] = {
                         "delta": mean_a - mean_b,
@@ -87,7 +87,7 @@ class Summary:
     def gates(self, suite: str, name: str) -> list[GateResult]:
         """The gates of the result labelled ``name`` against the baseline under the same retrieval mode."""
         s, b = self.suites[suite].strategies.get(name), self.baseline_of(suite, name)
-        if s is None or b is None or s.name == self.baseline or s.skipped or b.skipped:
+        if s is None or b is None or s.name == self.baseline or not (s.evaluated and b.evaluated):
             return []
         return evaluate_gates(s, b, self.k, self.thresholds)
 
@@ -97,7 +97,7 @@ def build_report(summary: Summary, root: Path, complete: bool = True) -> dict[st
     for key, suite in summary.suites.items():
         entry = suite.to_entry()
         for name, s in entry["strategies"].items():
-            if not s.get("skipped"):
+            if not (s.get("skipped") or s.get("failed")):
                 s["vs_baseline"] = summary.vs_baseline(key, name)
                 if s.get("strategy", name) != summary.baseline:
                     s["gates"] = [asdict(g) for g in summary.gates(key, name)]

@@ -66,6 +66,9 @@ def retrieval_table(summary: Summary, key: str) -> Table:
     for name, s in suite.strategies.items():
         if s.skipped:
             continue  # listed under the tables, where the reason has room
+        if s.failed:  # a row, so a failure is never read as an absence; the reason is listed under the tables
+            t.rows.append([name, "failed to build", *["—"] * (len(t.columns) - 2)])
+            continue
         vs = summary.vs_baseline(key, name).get("file", {}).get(nd)
         if s.name == summary.baseline:
             delta = "—"
@@ -74,8 +77,10 @@ def retrieval_table(summary: Summary, key: str) -> Table:
         else:
             delta = ""
         m = s.means
+        # A strategy whose own chunking failed on some files is partly measuring the fixed-window fallback.
+        shown = f"{name} (fallback {len(s.fallbacks)}/{s.files} files)" if s.fallbacks else name
         t.rows.append([
-            name, _ci(summary, s, "file", nd), f"{m['file'][rc]:.3f}", f"{m['file'][mr]:.3f}", f"{m['chunk'][nd]:.3f}",
+            shown, _ci(summary, s, "file", nd), f"{m['file'][rc]:.3f}", f"{m['file'][mr]:.3f}", f"{m['chunk'][nd]:.3f}",
             f"{m['chunk'][rc]:.3f}", f"{m['chunk'][mr]:.3f}", *_line_cells(s, k), delta, str(s.misses),
             _gates_cell(summary, key, name),
         ])
@@ -108,7 +113,7 @@ def _one_per_strategy(suite: SuiteResult) -> list[StrategyResult]:
 def index_table(summary: Summary, key: str) -> Table:
     suite = summary.suites[key]
     base = next((s for s in suite.strategies.values() if s.name == summary.baseline), None)
-    base_bytes = base.index.bytes if base is not None and not base.skipped else 0
+    base_bytes = base.index.bytes if base is not None and base.evaluated else 0
     window = summary.model.get("max_tokens", "?")
     # chunk s / embed s / build s: what building each index cost when it was built, shown also when a warm run
     # reused it (this run's own times are in the JSON: index.chunk_seconds, index.build_seconds).
@@ -120,7 +125,7 @@ def index_table(summary: Summary, key: str) -> Table:
     )
     for s in _one_per_strategy(suite):
         name = s.name
-        if s.skipped:
+        if not s.evaluated:
             continue
         q, idx = s.quality, s.index
         if q.get("claims_lossless"):
@@ -155,6 +160,8 @@ def _delta_cells(d: MetricDelta | None, unchanged: bool) -> list[str]:
 def _verdict_cell(c: StrategyComparison) -> str:
     if c.status == "unchanged":
         return "unchanged"
+    if c.status == "failed":
+        return c.reason
     if c.status != "changed":
         return f"{c.status}: {c.reason}"
     lost = f", lost {len(c.lost)}" if c.lost else ""
@@ -199,6 +206,7 @@ def warning_lines(suite: SuiteResult, limit: int = 5) -> list[str]:
     """What went wrong but did not stop the run: skipped corpus files, skipped strategies, fallbacks, warnings."""
     lines = [f"skipped corpus file {p}: {why}" for p, why in sorted(suite.skipped_files.items())]
     shown = _one_per_strategy(suite)  # a skip, fallback or warning is the strategy's, whatever the mode
+    lines += [f"{s.name}: failed to build: {s.failed}" for s in shown if s.failed]
     lines += [f"{s.name}: skipped: {s.skipped}" for s in shown if s.skipped]
     for s in shown:
         name = s.name

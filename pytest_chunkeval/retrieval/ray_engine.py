@@ -57,19 +57,29 @@ class StrategySpec:
     origin: str  # "path/to/module.py:line", as the registration recorded it
     model: str | None  # --chunkeval-model (None: the bundled default)
     digest: str = ""
+    ref: str | None = None  # "module:function" (and its arguments) for a strategy no strategy file defines
+    args: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, reg: Registration, model: str | None) -> StrategySpec:
-        return cls(reg.name, reg.origin, model, _digest(Path(reg.origin.rsplit(":", 1)[0])))
+        return cls(reg.name, reg.origin, model, _digest(Path(reg.origin.rsplit(":", 1)[0])), reg.ref, reg.args)
 
     def build(self) -> Contract:
         """The strategy's contract, bound to the embedder's tokens, built once per process."""
         if self not in _BUILT:
             from pytest_chunkeval.retrieval.embed import Embedder
 
-            reg = _registration(self.name, self.origin, self.digest)
+            reg = self._imported() if self.ref else _registration(self.name, self.origin, self.digest)
             _BUILT[self] = reg.build().bind(Embedder(self.model).tokens)
         return _BUILT[self]
+
+    def _imported(self) -> Registration:
+        """A package's or a grammar setting's strategy: its factory is importable by name on every node."""
+        assert self.ref is not None
+        module, _, attr = self.ref.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+        args = self.args
+        return Registration(self.name, lambda: factory(*args), self.origin, ref=self.ref, args=args)
 
 
 def _digest(path: Path) -> str:

@@ -71,7 +71,7 @@ class QueryChange:
 class StrategyComparison:
     suite: str
     strategy: str
-    status: str  # unchanged | changed | new (no base) | removed (no head) | skipped
+    status: str  # unchanged | changed | new (no base) | removed (no head) | skipped | failed (to build on head)
     reason: str = ""
     paired: int = 0
     deltas: list[MetricDelta] = field(default_factory=list)
@@ -194,6 +194,10 @@ def compare_strategy(
         return StrategyComparison(suite, name, "removed", "evaluated on base, not on head")
     if base is None:
         return StrategyComparison(suite, name, "new", "not evaluated on base")
+    if head.failed:
+        return StrategyComparison(suite, name, "failed", f"failed to build on head: {head.failed}")
+    if base.failed:
+        return StrategyComparison(suite, name, "new", f"failed to build on base: {base.failed}")
     if head.skipped or base.skipped:
         why = f"head: {head.skipped}" if head.skipped else f"base: {base.skipped}"  # the reason, said once per side
         return StrategyComparison(suite, name, "skipped", why)

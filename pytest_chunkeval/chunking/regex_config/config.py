@@ -85,13 +85,57 @@ class GrammarConfig:
 
 
 def load_config(path: Path) -> GrammarConfig:
-    """Read, validate and compile ``path``; every problem is reported as ``name: $.json.path: reason``."""
+    """Read, validate and compile ``path``; every problem is reported as ``name:line: $.json.path: reason``."""
     path = Path(path)
+    text = path.read_text(encoding="utf-8")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise GrammarConfigError(f"{path.name}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
-    return parse_config(data, source=path.name)
+    try:
+        return parse_config(data, source=path.name)
+    except GrammarConfigError as exc:
+        raise GrammarConfigError(_with_lines(str(exc), path.name, text)) from None
+
+
+def _with_lines(message: str, source: str, text: str) -> str:
+    """``name: $.a[1].b: reason`` -> ``name:LINE: $.a[1].b: reason``, LINE where that value starts in the file.
+
+    JSON is YAML, whose composer keeps every node's position (the json module keeps none); a file YAML cannot read
+    (a tab where YAML wants none) keeps the path alone, which still names the value exactly.
+    """
+    import yaml
+
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return message
+    prefix = f"{source}: $"
+    out = []
+    for line in message.splitlines():
+        if line.startswith(prefix):
+            where = line[len(source) + 2 :].split(": ", 1)[0]
+            found = _node_line(root, where)
+            if found is not None:
+                line = f"{source}:{found}: {line[len(source) + 2 :]}"
+        out.append(line)
+    return "\n".join(out)
+
+
+def _node_line(root: Any, json_path: str) -> int | None:
+    """1-based line of the node at ``$.a[1].b`` (jsonschema's ``json_path``), or of its nearest existing parent."""
+    node, line = root, None
+    for key, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", json_path.removeprefix("$")):
+        line = node.start_mark.line + 1 if node is not None else line
+        if node is None:
+            break
+        if key and hasattr(node, "value") and isinstance(node.value, list) and node.tag.endswith(":map"):
+            node = next((v for k, v in node.value if getattr(k, "value", None) == key), None)
+        elif index and node.tag.endswith(":seq") and int(index) < len(node.value):
+            node = node.value[int(index)]
+        else:
+            node = None
+    return node.start_mark.line + 1 if node is not None else line
 
 
 def parse_config(data: Any, source: str = "<config>") -> GrammarConfig:

@@ -2,9 +2,12 @@
 
 The 1,000-character limit covers header + body (the header gets at most 250), so chunks stay comparable to `ast`.
 """
-from pytest_chunkeval import AstChunker, strategy
+from __future__ import annotations
+
+from typing import Any
 
 
-@strategy
-def ast_context() -> AstChunker:
+def ast_context() -> Any:
+    from pytest_chunkeval.chunking.ast.chunker import AstChunker
+
     return AstChunker("ast_context", max_chunk_size=1000, min_chunk_size=100, preserve_context=True)

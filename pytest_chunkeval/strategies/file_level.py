@@ -1,7 +1,10 @@
 """One chunk per file, as in the ADR: the baseline (the default of --chunkeval-baseline / ini chunkeval_baseline)."""
-from pytest_chunkeval import FileLevelChunker, strategy
+from __future__ import annotations
+
+from typing import Any
 
 
-@strategy
-def file_level() -> FileLevelChunker:
+def file_level() -> Any:
+    from pytest_chunkeval.chunking.fixed import FileLevelChunker
+
     return FileLevelChunker()

@@ -7,9 +7,12 @@ Chosen by the ablations in the README ("Why `ast` is cut this way"): letting mod
 lower on every bundled code suite and the generated ones; a 256-token limit and a context header did not win across
 suites.
 """
-from pytest_chunkeval import AstChunker, strategy
+from __future__ import annotations
+
+from typing import Any
 
 
-@strategy
-def ast() -> AstChunker:
+def ast() -> Any:
+    from pytest_chunkeval.chunking.ast.chunker import AstChunker
+
     return AstChunker("ast", max_chunk_size=1000, min_chunk_size=100, preserve_context=False, merge="isolate")

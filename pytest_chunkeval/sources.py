@@ -1,0 +1,149 @@
+"""Where a run's strategies come from, which of them run, and what a user is told about it.
+
+Three sources, merged by name: strategies that packages ship through the ``pytest_chunkeval.strategies`` entry-point
+group (this package's built-ins among them), the grammar engines the ini configures (``chunkeval_grammar``,
+``chunkeval_grammar_config``), and the project's own strategy files and conftests. A later source may replace an
+earlier one's strategy of the same name - a project tuning ``fixed_size`` keeps the name its reports and records
+use - and every replacement is said, never silent. Two project files defining one name stay an error
+(:func:`pytest_chunkeval.strategy.registry`): picking one would evaluate the wrong code.
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+from pytest_chunkeval.strategy import Registration
+
+ENTRY_POINT_GROUP = "pytest_chunkeval.strategies"
+
+
+@dataclass
+class StrategySet:
+    """Every strategy known to a run (after replacements, by name) and the notes that say where each came from."""
+
+    available: dict[str, Registration]
+    notes: list[str] = field(default_factory=list)
+
+    def select(self, names: Iterable[str], baseline: str) -> dict[str, Registration]:
+        """The strategies to run: ``names`` (all when empty) plus the baseline every delta is measured against.
+
+        Raises ``ValueError`` naming each unknown name and listing the known ones.
+        """
+        wanted = [n for n in dict.fromkeys(names) if n]
+        unknown = [n for n in wanted if n not in self.available]
+        if unknown:
+            raise ValueError(f"unknown strategy {', '.join(map(repr, unknown))}; {self.known()}")
+        if not wanted:
+            return dict(self.available)
+        keep = {*wanted, baseline}
+        return {name: reg for name, reg in self.available.items() if name in keep}
+
+    def known(self) -> str:
+        return "known strategies: " + (", ".join(self.available) or "none")
+
+    def counts(self) -> str:
+        """``"5 built-in, 2 from the ini's grammars, 1 of the project's"``: the header's one-line account."""
+        words = {"package": "from packages", "grammar": "from the ini's grammars", "project": "of the project's"}
+        by_source: dict[str, int] = {}
+        for reg in self.available.values():
+            by_source[reg.source] = by_source.get(reg.source, 0) + 1
+        return ", ".join(f"{n} {words.get(source, source)}" for source, n in by_source.items())
+
+
+def describe(reg: Registration, root: Path | None = None) -> str:
+    """How a note names a registration: the project file and line, the ini setting, or the providing package."""
+    if reg.source == "package":
+        return f"the built-in {reg.name} ({reg.provider})" if reg.provider else f"the built-in {reg.name}"
+    if reg.source == "grammar":
+        return f"{reg.name} ({reg.provider})"
+    return f"{reg.name} ({_relative(reg.origin, root)})"
+
+
+def _relative(origin: str, root: Path | None) -> str:
+    path, _, line = origin.rpartition(":")
+    if not path or root is None:
+        return origin
+    try:
+        shown = Path(path).resolve().relative_to(root.resolve())
+    except ValueError:
+        return origin
+    return f"{shown}:{line}"
+
+
+def merge(*sources: Iterable[Registration], root: Path | None = None) -> StrategySet:
+    """One name, one strategy: a later source replaces an earlier one's, with a note; within one source the first
+    registration of a name is kept and the other named (two packages shipping the same name)."""
+    chosen: dict[str, Registration] = {}
+    notes: list[str] = []
+    for source in sources:
+        seen: set[str] = set()
+        for reg in source:
+            previous = chosen.get(reg.name)
+            if reg.name in seen:
+                assert previous is not None
+                notes.append(f"{describe(reg, root)} is ignored: {describe(previous, root)} has the same name")
+                continue
+            seen.add(reg.name)
+            if previous is not None:
+                notes.append(f"{describe(reg, root)} replaces {describe(previous, root)}")
+            chosen[reg.name] = reg
+    return StrategySet(dict(sorted(chosen.items())), notes)
+
+
+def packaged() -> list[Registration]:
+    """Strategies shipped through the entry-point group, sorted by name (then providing package).
+
+    One that cannot be loaded (its package is broken) is still registered, with a factory that raises why: the
+    strategy then fails its own items and every other strategy is evaluated.
+    """
+    from importlib.metadata import entry_points
+
+    found = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(ep, "dist", None)
+        provider = f"{dist.name} {dist.version}" if dist is not None else ""
+        try:
+            factory = ep.load()
+            origin = _origin(factory) or ep.value
+        except Exception as exc:  # a third-party package's bug must not stop the run
+            factory = _raising(f"entry point {ep.name} = {ep.value}" + (f" ({provider})" if provider else "")
+                               + f" could not be loaded: {type(exc).__name__}: {exc}")
+            origin = ep.value
+        found.append(Registration(ep.name, factory, origin, source="package", ref=ep.value, provider=provider))
+    return sorted(found, key=lambda r: (r.name, r.provider))
+
+
+def _origin(factory: Any) -> str | None:
+    try:
+        path = inspect.getsourcefile(factory)
+        line = factory.__code__.co_firstlineno
+    except (TypeError, AttributeError):
+        return None
+    return f"{path}:{line}" if path else None
+
+
+def _raising(message: str) -> Callable[[], NoReturn]:
+    def factory() -> NoReturn:
+        raise RuntimeError(message)
+
+    return factory
+
+
+def load(
+    folder: Path, grammars: Iterable[Path] = (), configs: Iterable[Path] = (), *, root: Path | None = None,
+    conftest_root: Path | None = None, shipped: list[Registration] | None = None,
+) -> StrategySet:
+    """Every strategy of a project, without pytest: the packages' (``shipped``, else read from the entry points),
+    the grammar settings', and those defined in ``folder`` (imported here) or in conftests under ``conftest_root``
+    (imported by pytest)."""
+    from pytest_chunkeval.chunking.grammar_strategies import registrations as grammar_registrations
+    from pytest_chunkeval.discovery import load_strategy_modules
+    from pytest_chunkeval.strategy import registry
+
+    load_strategy_modules(folder)
+    project = registry([folder], conftest_root=conftest_root)
+    return merge(packaged() if shipped is None else shipped, grammar_registrations(list(grammars), list(configs)),
+                 project.values(), root=root)
