@@ -1,0 +1,6 @@
+"""``chunkeval comment``: the Markdown report as one pull-request comment, kept up to date run after run.
+
+A job summary is read only by whoever opens the run; the comment puts the verdict where a reviewer already is.
+:mod:`.api` speaks to GitHub's REST API, :mod:`.comment` builds the body and decides create or update, :mod:`.cli`
+is the command line.
+"""
