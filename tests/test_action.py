@@ -286,3 +286,33 @@ def test_the_action_evaluates_a_pull_request_and_comments(tmp_path: Path) -> Non
     assert "## Head vs base: golden/shop/queries.yaml" in posted["body"] and "| fixed_size |" in posted["body"]
     assert result.failed == "Fail when the evaluation failed" and result.ran[result.failed].code == 1
     assert (repo / "chunkeval-junit.xml").is_file()
+
+
+# --- the README's instructions -------------------------------------------------------------------------------------
+
+def readme_section() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return text.split("\n## Gating a pull request in your repository (GitHub Action)\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_readme_names_the_action_as_the_package_does() -> None:
+    """The owner is a placeholder defined once (ACTION_REF): every mention in the README follows it."""
+    from pytest_chunkeval.github import ACTION_REF
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    named = re.findall(r"uses: ([\w.-]+/pytest-chunkeval@[\w.-]+)", text)
+    assert named and set(named) == {ACTION_REF}, f"README names {set(named)}; ACTION_REF is {ACTION_REF}"
+
+
+def test_the_readme_workflow_is_minimal_and_complete() -> None:
+    section = readme_section()
+    assert len(section.strip().splitlines()) <= 50
+    flow = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+    (job,) = flow["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    checkout, ours = job["steps"]
+    assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["fetch-depth"] == 0
+    assert set(ours.get("with", {})) <= set(load_action()["inputs"])
+    table = set(re.findall(r"^\| `([\w-]+)`(?:, `([\w-]+)`)? \|", section, re.MULTILINE))
+    assert {name for row in table for name in row if name} == set(load_action()["inputs"])
+    assert "fork" in section and "read-only" in section

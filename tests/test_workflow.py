@@ -207,6 +207,15 @@ def test_actionlint_rejects_untrusted_text_in_the_actions_scripts(tmp_path: Path
     assert result.returncode == 1 and '"github.head_ref" is potentially untrusted' in result.stdout
 
 
+def test_actionlint_accepts_the_readmes_workflow_for_other_repositories(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Gating a pull request in your repository (GitHub Action)\n", 1)[1]
+    snippet = tmp_path / "readme-workflow.yml"
+    snippet.write_text(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+    result = actionlint(snippet)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def check_jsonschema(schema: str, path: Path) -> subprocess.CompletedProcess[str]:
     """SchemaStore's schema, vendored in check-jsonschema (the test extra): nothing is downloaded."""
     if importlib.util.find_spec("check_jsonschema") is None:
