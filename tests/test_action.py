@@ -316,3 +316,11 @@ def test_the_readme_workflow_is_minimal_and_complete() -> None:
     table = set(re.findall(r"^\| `([\w-]+)`(?:, `([\w-]+)`)? \|", section, re.MULTILINE))
     assert {name for row in table for name in row if name} == set(load_action()["inputs"])
     assert "fork" in section and "read-only" in section
+
+
+def test_pytest_args_that_are_not_shell_words_fail_the_step_before_pytest(runner: dict[str, Any]) -> None:
+    result = run(runner, {"pytest-args": "-k 'unclosed"}, PULL_REQUEST, AFTER)
+    evaluate = result.ran["Evaluate"]
+    assert evaluate.code == 1 and "pytest-args cannot be split into words: No closing quotation" in evaluate.stderr
+    assert "Traceback" not in evaluate.stderr and calls(runner) == []
+    assert result.failed == "Evaluate" and {"Comment on the pull request", "Fail when the evaluation failed"} <= set(result.skipped)
