@@ -1,0 +1,108 @@
+"""A stand-in for GitHub's REST API: a real HTTP server on 127.0.0.1 (a thread) that keeps one pull request's
+comments, pages them as GitHub does (``Link: <...>; rel="next"``), records every request, and gives queued answers
+(refusals, rate limits) before the real ones. tests/test_github_comment.py and tests/test_action.py use it."""
+from __future__ import annotations
+
+import json
+import re
+import threading
+import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+REPO, PR = "octo/widgets", 7
+TOKEN = "ghs_test-token-0123456789"
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class FakeGitHub:
+    """One repository's pull request ``PR``: its comments, and answers to give before the real ones."""
+
+    url: str = ""
+    comments: list[dict[str, Any]] = field(default_factory=list)
+    per_page: int = 100  # GitHub's maximum; a test lowers it to get several pages
+    queued: list[tuple[int, dict[str, str], dict[str, Any]]] = field(default_factory=list)
+    requests: list[Recorded] = field(default_factory=list)
+    next_id: int = 1000
+
+    def add(self, body: str) -> dict[str, Any]:
+        self.next_id += 1
+        comment = {"id": self.next_id, "body": body, "html_url": f"https://github.test/{REPO}/pull/{PR}#c{self.next_id}"}
+        self.comments.append(comment)
+        return comment
+
+    def answer(self, method: str, path: str, query: dict[str, list[str]], body: Any
+               ) -> tuple[int, dict[str, str], Any]:
+        if self.queued:
+            return self.queued.pop(0)
+        listing = f"/repos/{REPO}/issues/{PR}/comments"
+        if method == "GET" and path == listing:
+            per_page = min(int(query.get("per_page", ["30"])[0]), self.per_page)
+            page = int(query.get("page", ["1"])[0])
+            items = self.comments[(page - 1) * per_page: page * per_page]
+            headers = {}
+            if page * per_page < len(self.comments):
+                headers["Link"] = (f'<{self.url}{listing}?per_page={per_page}&page={page + 1}>; rel="next", '
+                                   f'<{self.url}{listing}?per_page={per_page}&page=99>; rel="last"')
+            return 200, headers, items
+        if method == "POST" and path == listing:
+            return 201, {}, self.add(body["body"])
+        match = re.fullmatch(rf"/repos/{REPO}/issues/comments/(\d+)", path)
+        if method == "PATCH" and match:
+            comment = next((c for c in self.comments if c["id"] == int(match.group(1))), None)
+            if comment is None:
+                return 404, {}, {"message": "Not Found"}
+            comment["body"] = body["body"]
+            return 200, {}, comment
+        return 404, {}, {"message": "Not Found"}
+
+
+@contextmanager
+def serve() -> Iterator[FakeGitHub]:
+    """The server, listening on a free port of 127.0.0.1 until the block ends."""
+    state = FakeGitHub()
+
+    class Handler(BaseHTTPRequestHandler):
+        def _serve(self) -> None:
+            split = urllib.parse.urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            body = json.loads(raw) if raw else None
+            state.requests.append(Recorded(self.command, split.path, urllib.parse.parse_qs(split.query),
+                                           dict(self.headers.items()), body))
+            status, headers, data = state.answer(self.command, split.path, urllib.parse.parse_qs(split.query), body)
+            payload = json.dumps(data).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        do_GET = do_POST = do_PATCH = _serve
+
+        def log_message(self, format: str, *args: Any) -> None:  # keep the test output clean
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
