@@ -10,12 +10,14 @@ import sys
 from collections.abc import Sequence
 
 from pytest_chunkeval.generators import cli as golden_cli
+from pytest_chunkeval.init import cli as init_cli
 
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="chunkeval", description="pytest-chunkeval tools")
     areas = top.add_subparsers(dest="area", required=True)
     golden_cli.add_parser(areas)
+    init_cli.add_parser(areas)
     return top
 
 
