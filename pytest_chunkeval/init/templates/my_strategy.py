@@ -1,7 +1,7 @@
 # An example chunking strategy, written by `chunkeval init`. It is evaluated like the built-in ones:
 #
-#     pytest --chunkeval                    # every strategy (built-in and this folder's) on the golden suites
-#     pytest --chunkeval -k blank_lines     # only this one (-k selects by strategy name, query id or suite)
+#     pytest --chunkeval -m chunkeval                   # every strategy (built-in and this folder's), every suite
+#     pytest --chunkeval -m chunkeval -k blank_lines    # only this one (-k: a strategy, a query id or a suite)
 #
 # Every `*.py` file in this folder (ini `chunkeval_strategies_dir`) is imported by `pytest --chunkeval`; one
 # whose name starts with `_` is not, which is how to turn this example off (or delete it). To run only some
