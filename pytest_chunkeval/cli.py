@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from pytest_chunkeval.generators import cli as golden_cli
 from pytest_chunkeval.github import cli as github_cli
+from pytest_chunkeval.init import cli as init_cli
 
 
 def parser() -> argparse.ArgumentParser:
@@ -18,6 +19,7 @@ def parser() -> argparse.ArgumentParser:
     areas = top.add_subparsers(dest="area", required=True)
     golden_cli.add_parser(areas)
     github_cli.add_parser(areas)
+    init_cli.add_parser(areas)
     return top
 
 

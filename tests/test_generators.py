@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from pytest_chunkeval.cli import main
-from pytest_chunkeval.generators.common import round_robin
+from pytest_chunkeval.generators.common import NoQueriesError, round_robin
 from pytest_chunkeval.generators.doc_extract import blank_rows
 from pytest_chunkeval.generators.doc_langs import DOC_LANGUAGES
 from pytest_chunkeval.generators.docs import DocsOptions, build_from_docs
@@ -341,6 +341,27 @@ def test_from_history_at_an_older_rev_and_deterministic(history_repo: tuple[Path
     queries = {q["query"]: q["relevant"] for q in yaml.safe_load(a)["queries"]}
     assert queries["Add a temporary debugging helper for spans"] == [{"path": "src/debug.py", "lines": [1, 3]}]
     assert not (tmp_path / "a" / "corpus" / "tests" / "test_debug.py").exists()  # did not exist yet at that rev
+
+
+def test_excluded_paths_and_an_empty_result(tmp_path: Path, history_repo: tuple[Path, dict[str, str]],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``exclude`` keeps a generator's own output (a suite inside the repository it mines) out of the corpus; a
+    run that finds no query writes nothing and says why in its error, since no meta.json is left to read."""
+    geometry = SOURCES["pkg/geometry.py"]
+    src = write_tree(tmp_path / "src", {"pkg/geometry.py": geometry, "golden/docs/corpus/pkg/geometry.py": geometry})
+    meta = build_from_docs(src, tmp_path / "a", DocsOptions(exclude=("golden",)))
+    assert meta["files"]["corpus"] == 1 and meta["queries"] == 1
+    with pytest.raises(NoQueriesError, match=r"no query survived the filters \(no candidate found\)"):
+        build_from_docs(src, tmp_path / "b", DocsOptions(exclude=("golden/", "pkg/geometry.py")))
+    assert not (tmp_path / "b").exists()
+    write_tree(src, {"pkg/geometry.py": "def tiny(x):\n    \"\"\"Too short here.\"\"\"\n    return x\n"})
+    assert main(["golden", "from-docs", str(src / "pkg"), str(tmp_path / "c")]) == 1
+    assert "chunkeval: no query survived the filters (dropped: too_few_words=1)" in capsys.readouterr().err
+    repo, _ = history_repo
+    meta = build_from_history(repo, tmp_path / "h", HistoryOptions(rev="main", exclude=("src/debug.py",)))
+    assert "src/debug.py" not in {p.relative_to(tmp_path / "h" / "corpus").as_posix()
+                                  for p in (tmp_path / "h" / "corpus").rglob("*.py")}
+    assert meta["queries"] == 1  # the clamp commit's lines are in the excluded file
 
 
 def test_cli_and_module_entry(tmp_path: Path, history_repo: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str]) -> None:

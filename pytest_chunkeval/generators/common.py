@@ -48,6 +48,11 @@ def is_aux_path(rel: str) -> bool:
     return is_test_path(rel) or bool(re.match(r"(docs?|documentation)/", rel))
 
 
+def under(rel: str, prefixes: Iterable[str]) -> bool:
+    """``rel`` is one of ``prefixes`` or inside one of them (repository-relative posix paths)."""
+    return any(rel == p.rstrip("/") or rel.startswith(p.rstrip("/") + "/") for p in prefixes)
+
+
 def excluded_path(rel: str) -> bool:
     parts = PurePosixPath(rel).parts
     return any(p.startswith(".") or p in EXCLUDED_DIRS for p in parts[:-1]) or parts[-1].startswith(".")
@@ -131,6 +136,19 @@ class VerbatimIndex:
         return bool(needle) and f" {needle} " in self._haystack
 
 
+class NoQueriesError(ValueError):
+    """No candidate survived: nothing is written, so the counts travel in the error (``meta``) instead of in a
+    meta.json that would not exist."""
+
+    def __init__(self, meta: dict[str, Any]) -> None:
+        self.meta = meta
+        parts = [f"dropped: {', '.join(f'{k}={v}' for k, v in meta['dropped'].items())}" if meta.get("dropped")
+                 else "no candidate found"]
+        if meta.get("skipped_files"):
+            parts.append("skipped files: " + ", ".join(f"{k}={v}" for k, v in meta["skipped_files"].items()))
+        super().__init__(f"no query survived the filters ({'; '.join(parts)})")
+
+
 @dataclass
 class SuiteQuery:
     """One query of a generated suite: ``spans`` are (path, first line, last line), 1-based inclusive."""
@@ -147,7 +165,7 @@ def write_suite(out: Path, corpus: dict[str, str], queries: list[SuiteQuery], me
     """Write ``OUT/corpus``, ``OUT/queries.yaml`` and ``OUT/meta.json``, then load them back with the project's
     validator. Raises :class:`pytest_chunkeval.golden.GoldenError` when the result does not validate."""
     if not queries:
-        raise ValueError("no query survived the filters; see the drop reasons in meta.json")
+        raise NoQueriesError(meta)
     out.mkdir(parents=True, exist_ok=True)
     root = out / "corpus"
     if root.exists():

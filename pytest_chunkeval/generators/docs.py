@@ -24,6 +24,7 @@ from pytest_chunkeval.generators.common import (
     file_problem,
     is_aux_path,
     round_robin,
+    under,
     write_suite,
 )
 from pytest_chunkeval.generators.doc_extract import DocCandidate, blank_rows, extract_docs
@@ -40,6 +41,8 @@ class DocsOptions:
     min_span_lines: int = 2
     max_span_lines: int = 200
     max_file_bytes: int = 300_000
+    #: repository-relative folders or files never read (``chunkeval init`` passes its own outputs)
+    exclude: tuple[str, ...] = ()
 
 
 @dataclass
@@ -66,7 +69,7 @@ def _scan(src: Path, opts: DocsOptions, skip: Path | None) -> _Scan:
     scan = _Scan()
     for rel in _walk(src, skip):
         lang = doc_language_for(rel)
-        if lang is None:
+        if lang is None or under(rel, opts.exclude):
             continue  # not a language with documentation comments: not part of the corpus
         path = src / rel
         if excluded_path(rel):

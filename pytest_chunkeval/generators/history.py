@@ -22,6 +22,7 @@ from pytest_chunkeval.generators.common import (
     file_problem,
     is_aux_path,
     round_robin,
+    under,
     write_suite,
 )
 from pytest_chunkeval.generators.doc_langs import CODE_EXTENSIONS
@@ -68,6 +69,8 @@ class HistoryOptions:
     min_words: int = 3
     max_words: int = 25
     max_file_bytes: int = 300_000
+    #: repository-relative folders or files never read (``chunkeval init`` passes its own outputs)
+    exclude: tuple[str, ...] = ()
 
 
 @dataclass
@@ -109,7 +112,7 @@ def _pre_filter(c: Commit, opts: HistoryOptions) -> tuple[str | None, str, str |
     for reason, pattern in _SUBJECT_RULES:
         if pattern.search(c.subject):
             return reason, query, kind
-    code = [p for p in c.changes if is_code_path(p)]
+    code = [p for p in c.changes if is_code_path(p) and not under(p, opts.exclude)]
     if not code:
         return "no_code_files", query, kind
     source = [p for p in code if not is_aux_path(p)]
@@ -175,7 +178,8 @@ def build_from_history(repo: Path, out: Path, opts: HistoryOptions | None = None
     opts = opts or HistoryOptions()
     head = resolve(repo, opts.rev)
     skipped: Counter[str] = Counter()
-    paths = [p for p in files_at(repo, head) if PurePosixPath(p).suffix.lower() in CODE_EXTENSIONS]
+    paths = [p for p in files_at(repo, head)
+             if PurePosixPath(p).suffix.lower() in CODE_EXTENSIONS and not under(p, opts.exclude)]
     for p in paths:
         if excluded_path(p):
             skipped["excluded_dir"] += 1
