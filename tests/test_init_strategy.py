@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_chunkeval.chunking.boundary import chunk_problem
-from pytest_chunkeval.discovery import exec_source, strategies_in
+from pytest_chunkeval.discovery import exec_source
+from pytest_chunkeval.sources import load
 from pytest_chunkeval.init.files import strategy_module
 from pytest_chunkeval.scoring.quality import check
 from pytest_chunkeval.strategy import resolve, unregister
@@ -105,7 +106,7 @@ def test_found_like_pytest_chunkeval_finds_it(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "my_strategy.py").write_text(strategy_module(), encoding="utf-8")
     try:
-        contract = strategies_in(folder)["blank_lines"].build()
+        contract = load(folder).available["blank_lines"].build()
     finally:
         unregister("blank_lines")
     assert (contract.name, contract.version, contract.extensions) == ("blank_lines", "1", None)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 from action_steps import load_action, run_action
-from github_stub import PR, serve
+from github_stub import PR, REPO, serve
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github" / "workflows" / "chunkeval.yml"
@@ -276,7 +276,7 @@ def test_evaluate_steps_run_in_order_in_a_clone(tmp_path: Path) -> None:
     event.write_text(json.dumps({"pull_request": {"number": PR}}))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PYTEST_", "RUNNER_"))}
     env.update(PATH=f"{VENV / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}", CI="true", GITHUB_ACTIONS="true",
-               GITHUB_REPOSITORY="pytest-chunkeval/pytest-chunkeval", GITHUB_EVENT_PATH=str(event),
+               GITHUB_REPOSITORY=REPO, GITHUB_EVENT_PATH=str(event),
                GITHUB_SERVER_URL="https://github.test", GITHUB_RUN_ID="1", GITHUB_WORKSPACE=str(repo),
                RUNNER_TEMP=str(tmp_path))
     where = "import pytest_chunkeval; print(pytest_chunkeval.__file__)"

@@ -10,8 +10,11 @@ import re
 from collections.abc import Sequence
 from importlib import resources
 
-#: The reusable GitHub action the workflow calls; ``chunkeval init --action REF`` overrides it.
-ACTION = "pytest-chunkeval/pytest-chunkeval@v0"
+from pytest_chunkeval.github import ACTION_REF
+
+#: The reusable GitHub action the workflow calls (defined once, with the action's own code); ``chunkeval init
+#: --action REF`` overrides it.
+ACTION = ACTION_REF
 STRATEGY_TEMPLATE = "my_strategy.py"
 WORKFLOW_TEMPLATE = "chunkeval.yml"
 STRATEGY_FILE = "my_strategy.py"
