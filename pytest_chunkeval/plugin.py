@@ -16,7 +16,7 @@ import pytest
 
 from pytest_chunkeval.distributed import PAYLOAD_KEY, is_worker
 from pytest_chunkeval.fixtures import register_fixtures
-from pytest_chunkeval.items import STATE_KEY, EvalItem, GoldenFile, NamedReport
+from pytest_chunkeval.items import STATE_KEY, ComparisonItem, EvalItem, GoldenFile, NamedReport
 from pytest_chunkeval.options import add_options, read_options
 from pytest_chunkeval.session import ChunkevalState
 
@@ -59,6 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
+    config.pluginmanager.register(FailureLog(state), "chunkeval-failure-log")
 
 
 def _state(config: pytest.Config) -> ChunkevalState | None:
@@ -182,7 +183,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Check the embedding model once, before the first item: a wrong model is one usage error, not a failure of
     every item. Only when evaluation items remain after deselection (and not for --collect-only)."""
     state = _state(session.config)
-    if state is None or session.config.option.collectonly:
+    if state is None:
+        return
+    for item in session.items:  # the comparisons that run form the family their p-values are adjusted across
+        if isinstance(item, ComparisonItem):
+            node = item.strategy_node
+            state.compare_item(node.suite, node.reg, node.mode)
+    if session.config.option.collectonly:
         return
     if any(isinstance(item, EvalItem) for item in session.items):
         state.check_model()
@@ -193,13 +200,21 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     """Evaluation items get reports whose failure header is the item's id, not pytest's "test session"."""
     if not isinstance(item, EvalItem):
         return None
-    report = NamedReport.from_item_and_call(item, call)
-    state = _state(item.config)
-    xfailed = call.excinfo is not None and isinstance(call.excinfo.value, pytest.xfail.Exception)
-    if state is not None and state.options.annotations and report.failed and not xfailed:
-        first = next((ln for ln in str(report.longrepr).splitlines() if ln.strip()), "failed")
-        state.failed_items.append((report.nodeid, report.location[0], first))
-    return report
+    return NamedReport.from_item_and_call(item, call)
+
+
+class FailureLog:
+    """Every failed evaluation item, for the verdict and the annotations: a plugin object per session (the hook has
+    no config to find the session by). It listens to logged reports, not to made ones: under pytest-xdist the
+    controller, which writes the outputs, sees only the reports the workers send."""
+
+    def __init__(self, state: ChunkevalState) -> None:
+        self.state = state
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if isinstance(report, NamedReport) and report.failed:
+            first = next((ln for ln in str(report.longrepr).splitlines() if ln.strip()), "failed")
+            self.state.failed_items.append((report.nodeid, report.location[0], first))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -232,7 +247,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if summary is None:
         return
     from pytest_chunkeval.output.report import build_report, write_json
+    from pytest_chunkeval.verdict import Failure, judge
 
+    summary.verdict = judge(summary, [Failure(nodeid, first) for nodeid, _, first in state.failed_items],
+                            accept=_accept_command(session.config))
     # Only a run that went through writes the report, Markdown, chart and accepted misses; an interrupted or broken
     # one leaves the earlier report as it was and writes what it has beside it, marked incomplete.
     complete = exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
@@ -294,11 +312,16 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
             terminalreporter.write_line(f"accepted misses: {record.path}")
     from pytest_chunkeval.output.misses import unheld_lines
 
-    accept = shlex.join(["pytest", *config.invocation_params.args, "--chunkeval-accept-misses"])
-    for line in unheld_lines(state.unheld_misses(), state.options.rootdir, accept):
+    for line in unheld_lines(state.unheld_misses(), state.options.rootdir, _accept_command(config)):
         terminalreporter.write_line(line)
     if state.options.annotations:
         from pytest_chunkeval.output.annotations import annotation_lines
 
         for line in annotation_lines(state.failed_items):
             terminalreporter.write_line(line)
+
+
+def _accept_command(config: pytest.Config) -> str:
+    """This run's own command line with ``--chunkeval-accept-misses``: records misses for the same suites,
+    strategies and settings."""
+    return shlex.join(["pytest", *config.invocation_params.args, "--chunkeval-accept-misses"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,7 +72,10 @@ class ChunkevalState:
     _previous: dict[str, Any] | None = None
     _base: Any = None  # base_ref.BaseEvaluation, or the BaseRefError that stopped it
     _base_suites: dict[str, Any] | None = None  # suite key -> results.SuiteResult on the base side
-    _comparisons: dict[tuple[str, str], Any] = field(default_factory=dict)
+    # (suite key, row label) of every comparison item this run runs: the family whose tests can fail it
+    compared: set[tuple[str, str]] = field(default_factory=set)
+    _compared_runs: list[tuple[GoldenSuite, Registration, str]] = field(default_factory=list)
+    _family: tuple[dict[str, Any], int] | None = None  # (suite key -> SuiteComparison, family size)
     failed_evaluations: dict[tuple[Path, str, str], str] = field(default_factory=dict)  # -> item that reported it
     _base_failure_item: str | None = None  # the item that reported a failed base evaluation in full
     failed_items: list[tuple[str, str, str]] = field(default_factory=list)  # (nodeid, golden file, first line)
@@ -316,7 +319,8 @@ class ChunkevalState:
         o = self.options
         summary = Summary(
             k=o.k, retrieval=o.retrieval, baseline=o.baseline, thresholds=o.thresholds, embedding=embedding,
-            model=model, suites=suites,
+            model=model, suites=suites, tolerance=o.regression_tolerance, columns=o.columns,
+            gated=bool(o.gate_candidates),
         )
         if self.comparing and (run_base or self._base is not None or self._base_suites is not None
                                or self.comparing == "report"):
@@ -325,13 +329,41 @@ class ChunkevalState:
             except Exception:  # already reported by the comparison items, once
                 base = None
             if base is not None:
-                summary.comparisons = {
-                    key: compare_suite(base.get(key), head, o.policy,
-                                       known={n: c for (k, n), c in self._comparisons.items() if k == key})
-                    for key, head in suites.items()
-                }
+                family, summary.family_size = self.family(suites)
+                summary.correction = o.policy.correction
+                # Comparisons outside the family (their items deselected) are shown, never judged.
+                summary.comparisons = {key: compare_suite(base.get(key), head, o.policy)
+                                       for key, head in suites.items()}
+                for key, judged in family.items():
+                    summary.comparisons[key].strategies.update(judged.strategies)
             summary.base = self.base_info()
         return summary
+
+    def family(self, heads: dict[str, Any] | None = None) -> tuple[dict[str, Any], int]:
+        """Every comparison this run's items make, decided once as one family (p adjusted across it): the items,
+        the summary and the report read the same objects. ``heads`` (suite key -> SuiteResult) when the results are
+        already collected (an xdist controller, which runs no item); else the compared strategies are evaluated."""
+        if self._family is None:
+            from pytest_chunkeval.scoring.comparison import compare_run
+
+            if heads is None:
+                by_suite: dict[Path, tuple[GoldenSuite, dict[str, Any]]] = {}
+                for suite, reg, mode in self._compared_runs:
+                    run = self.evaluator().run(suite, reg, self.strategy(reg), mode)
+                    by_suite.setdefault(suite.path.resolve(), (suite, {}))[1][self.label(reg.name, mode)] = run
+                heads = {self.suite_key(suite): self.head_suite(suite, runs) for suite, runs in by_suite.values()}
+            wanted = {key: head for key, head in heads.items() if any(k == key for k, _ in self.compared)}
+            for key, head in wanted.items():
+                head_labels = {label for k, label in self.compared if k == key}
+                wanted[key] = replace(head, strategies={n: r for n, r in head.strategies.items() if n in head_labels})
+            base = self.base_suites()
+            self._family = compare_run({key: base.get(key) for key in wanted}, wanted, self.options.policy)
+        return self._family
+
+    def compare_item(self, suite: GoldenSuite, reg: Registration, mode: str) -> None:
+        """Collection: a comparison item of (suite, strategy, mode) will run, so it belongs to the family."""
+        self.compared.add((self.suite_key(suite), self.label(reg.name, mode)))
+        self._compared_runs.append((suite, reg, mode))
 
     # -- pytest-xdist: workers send results, the controller writes ------------------------------------------------
     def worker_results(self) -> str | None:
@@ -348,6 +380,7 @@ class ChunkevalState:
             model=self._model_info(),
             outcomes=[(str(path), name, q, hit, mode)
                       for (path, name, mode), ran in self.outcomes.items() for q, hit in ran.items()],
+            compared=[list(pair) for pair in sorted(self.compared)],
         )
         if self.comparing == "base" and self._base is not None and not isinstance(self._base, Exception):
             part.base_report, part.base_info = self._base.report, self._base.info()
@@ -370,6 +403,7 @@ class ChunkevalState:
         for path, name, query, hit, *mode in merged.outcomes:
             self.suite(Path(path))  # the controller loads the golden files for the accepted-miss records
             self.record(self.suites[Path(path).resolve()], name, query, hit, *mode)
+        self.compared.update((str(key), str(label)) for key, label in merged.compared)
         if merged.model:
             self._model_id = merged.model.get("id")
         if merged.base_report is not None:
@@ -395,15 +429,10 @@ class ChunkevalState:
         return head
 
     def comparison(self, suite: GoldenSuite, name: str, run: Any):  # -> comparison.StrategyComparison
-        """``name`` searched with ``run.mode`` against the same strategy and mode on the base side."""
-        from pytest_chunkeval.scoring.comparison import compare_one
-
+        """``name`` searched with ``run.mode`` against the same strategy and mode on the base side, as the family
+        decided it."""
         label = self.label(name, run.mode or self.options.retrieval_modes[0])
-        key = (self.suite_key(suite), label)
-        if key not in self._comparisons:
-            base = self.base_suites().get(key[0])
-            self._comparisons[key] = compare_one(base, self.head_suite(suite, {label: run}), label, self.options.policy)
-        return self._comparisons[key]
+        return self.family()[0][self.suite_key(suite)].strategies[label]
 
     def base_rank(self, suite: GoldenSuite, name: str, query_id: str, mode: str | None = None) -> str | None:
         """'on base main: rank 3' / '…: not in the top 10', when a base is known and scored this query (with the

@@ -16,7 +16,7 @@ from pytest_chunkeval.results import (
     SuiteResult,
     suites_from_report,
 )
-from pytest_chunkeval.scoring.comparison import Policy, compare_suite, comparison_dict
+from pytest_chunkeval.scoring.comparison import Policy, comparison_dict, judged
 from pytest_chunkeval.scoring.gates import Thresholds
 from pytest_chunkeval.scoring.metrics import Relevant
 
@@ -56,7 +56,7 @@ def test_identical_chunks_and_rankings_are_unchanged() -> None:
     scores = {q.id: 1.0 if i % 3 else 0.0 for i, q in enumerate(SPECS)}
     base = suite(SPECS, result("ast", scores, CHUNKS))
     head = suite(SPECS, result("ast", scores, CHUNKS))
-    cmp = compare_suite(base, head, Policy()).strategies["ast"]
+    cmp = judged(base, head, Policy()).strategies["ast"]
     assert cmp.status == "unchanged" and cmp.verdict == "unchanged" and not cmp.failed and cmp.paired == 30
 
 
@@ -66,7 +66,7 @@ def test_a_significant_fall_fails_and_names_lost_queries_with_the_chunks_that_mo
     moved = (ChunkSpan("a#0", "a.py", 1, 3, "block"), ChunkSpan("a#1", "a.py", 4, 9, "block"))
     base = suite(SPECS, result("ast", base_scores, CHUNKS, digest="x"))
     head = suite(SPECS, result("ast", head_scores, moved, digest="y"))
-    cmp = compare_suite(base, head, Policy()).strategies["ast"]
+    cmp = judged(base, head, Policy()).strategies["ast"]
     ndcg = cmp.delta("file", "ndcg@10")
     assert ndcg is not None and ndcg.regressed and ndcg.delta == -0.4 and ndcg.p_value < 0.05
     assert ndcg.ci_high < 0 and cmp.verdict == "worse"
@@ -84,21 +84,21 @@ def test_a_fall_within_tolerance_or_not_significant_passes_unless_significance_i
     few = SPECS[:3]
     base = suite(few, result("ast", {q.id: 1.0 for q in few}, CHUNKS, digest="x"))
     head = suite(few, result("ast", {"q0": 0.0, "q1": 1.0, "q2": 1.0}, CHUNKS, digest="y"))
-    assert not compare_suite(base, head, Policy()).strategies["ast"].failed  # 3 queries: p = 1.0
-    assert compare_suite(base, head, Policy(alpha=None)).strategies["ast"].failed
-    assert not compare_suite(base, head, Policy(alpha=None, tolerance=0.5)).strategies["ast"].failed
+    assert not judged(base, head, Policy()).strategies["ast"].failed  # 3 queries: p = 1.0
+    assert judged(base, head, Policy(alpha=None)).strategies["ast"].failed
+    assert not judged(base, head, Policy(alpha=None, tolerance=0.5)).strategies["ast"].failed
 
 
 def test_index_growth_fails_at_the_adrs_fifty_percent_and_an_empty_base_never_divides_by_zero() -> None:
     scores = {q.id: 1.0 for q in SPECS}
     base = suite(SPECS, result("ast", scores, CHUNKS, size=1000, digest="x"))
-    assert compare_suite(base, suite(SPECS, result("ast", scores, CHUNKS, 1499, "y")), Policy()).strategies["ast"].failed is False
-    grown = compare_suite(base, suite(SPECS, result("ast", scores, CHUNKS, 1500, "y")), Policy()).strategies["ast"]
+    assert judged(base, suite(SPECS, result("ast", scores, CHUNKS, 1499, "y")), Policy()).strategies["ast"].failed is False
+    grown = judged(base, suite(SPECS, result("ast", scores, CHUNKS, 1500, "y")), Policy()).strategies["ast"]
     assert grown.size_regressed and "index grew 1000 -> 1500 (+50%)" in grown.problems()
     empty = suite(SPECS, result("ast", scores, (), size=0, digest="x"))
-    cmp = compare_suite(empty, suite(SPECS, result("ast", scores, CHUNKS, 1500, "y")), Policy()).strategies["ast"]
+    cmp = judged(empty, suite(SPECS, result("ast", scores, CHUNKS, 1500, "y")), Policy()).strategies["ast"]
     assert cmp.size_change is None and not cmp.size_regressed
-    json.dumps(comparison_dict(compare_suite(empty, suite(SPECS, result("ast", scores, CHUNKS, 1500, "y")), Policy())),
+    json.dumps(comparison_dict(judged(empty, suite(SPECS, result("ast", scores, CHUNKS, 1500, "y")), Policy())),
                allow_nan=False)
 
 
@@ -107,7 +107,7 @@ def test_changed_added_and_removed_queries_are_listed_and_left_out_of_the_pairs(
     head_specs = [spec("q0", text="an edited question"), *SPECS[1:5], spec("new")]
     base = suite(base_specs, result("ast", {q.id: 1.0 for q in base_specs}, CHUNKS, digest="x"))
     head = suite(head_specs, result("ast", {"q0": 0.0, **{q.id: 1.0 for q in head_specs[1:]}}, CHUNKS, digest="y"))
-    cmp = compare_suite(base, head, Policy(alpha=None))
+    cmp = judged(base, head, Policy(alpha=None))
     assert (cmp.changed, cmp.added, cmp.removed) == (["q0"], ["new"], ["gone"])
     ast = cmp.strategies["ast"]
     assert ast.paired == 4 and not ast.failed and ast.lost == []  # q0 fell, but it is a different query now
@@ -117,15 +117,15 @@ def test_strategies_only_on_one_side_are_said_not_compared() -> None:
     scores = {q.id: 1.0 for q in SPECS}
     base = suite(SPECS, result("old", scores, CHUNKS))
     head = suite(SPECS, result("new", scores, CHUNKS))
-    cmp = compare_suite(base, head, Policy()).strategies
+    cmp = judged(base, head, Policy()).strategies
     assert (cmp["new"].status, cmp["old"].status) == ("new", "removed")
-    assert compare_suite(None, head, Policy()).strategies["new"].reason == "suite not evaluated on base"
+    assert judged(None, head, Policy()).strategies["new"].reason == "suite not evaluated on base"
 
 
 def _summary(base: SuiteResult, head: SuiteResult) -> Summary:
     return Summary(k=K, retrieval="hybrid", baseline="ast", model={"id": "m", "max_tokens": 256},
                    embedding={"embedded": 0, "cached": 60}, suites={"s.yaml": head}, thresholds=Thresholds(),
-                   comparisons={"s.yaml": compare_suite(base, head, Policy())},
+                   comparisons={"s.yaml": judged(base, head, Policy())},
                    base={"ref": "main", "commit": "0123456789abcdef", "seconds": 3.0, "embedded": 0, "cached": 60})
 
 
@@ -203,3 +203,26 @@ def test_the_base_rank_of_a_miss_is_said_only_for_the_same_question(tmp_path) ->
     assert state.base_rank(head_suite, "ast", "q0") == "on base main: rank 3"
     assert state.base_rank(head_suite, "ast", "q1") is None  # another question on base: no comparable rank
     assert state.base_rank(head_suite, "other", "q0") is None
+
+
+def test_the_gating_tests_of_every_changed_strategy_are_one_family() -> None:
+    """Each strategy's fall alone is significant at 0.05; decided as one family (Holm over 2 strategies x 2 gating
+    metrics) neither is, unless the correction is off. Unchanged strategies are outside the family."""
+    specs = [spec(f"q{i}") for i in range(12)]
+    base_scores = {q.id: 1.0 for q in specs}
+    head_scores = {q.id: 0.0 if i < 6 else 1.0 for i, q in enumerate(specs)}  # 6 fall: p = 2/64 alone
+    strategies_base = [result(n, base_scores, CHUNKS, digest="x") for n in ("a", "b")]
+    strategies_head = [result(n, head_scores, CHUNKS, digest="y") for n in ("a", "b")]
+    same = result("same", base_scores, CHUNKS, digest="x")
+    base = suite(specs, *strategies_base, same)
+    head = suite(specs, *strategies_head, result("same", base_scores, CHUNKS, digest="x"))
+    raw = judged(base, head, Policy(correction="none")).strategies
+    p = raw["a"].delta("file", "ndcg@10").p_value
+    assert p < 0.05 and raw["a"].failed and raw["b"].failed  # alone: significant
+    holm = judged(base, head, Policy()).strategies
+    d = holm["a"].delta("file", "ndcg@10")
+    assert d.p_adjusted == min(1.0, 4 * p) and d.p_adjusted > 0.05 and not holm["a"].failed
+    assert holm["same"].status == "unchanged" and holm["same"].delta("file", "ndcg@10").p_adjusted is None
+    mrr = holm["a"].delta("file", "mrr@10")
+    assert not mrr.gating and mrr.p_adjusted is None and not mrr.regressed  # informs, never fails
+    assert d.mde is not None and d.mde > 0.01 and d.queries_for_tolerance and d.queries_for_tolerance > 12

@@ -411,7 +411,8 @@ def test_regression_items_compare_with_a_previous_report(project: pytest.Pyteste
     worse.assert_outcomes(passed=1, failed=1)
     worse.stdout.fnmatch_lines([
         "*_ golden/shop/queries.yaml::fixed_size::regression _*",
-        "*fixed_size got worse than on *main-report.json (2 paired queries; a fall counts past 0.01 with no "
+        "*fixed_size got worse than on *main-report.json (2 paired queries; a fall of file-mode NDCG or R counts past "
+        "0.01 with no "
         "significance required*",
         "*ndcg@10 (file) fell 1.0000 -> 0.8155 (-0.1845, 95% CI *, paired p=*",
     ])

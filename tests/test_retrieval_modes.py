@@ -26,7 +26,7 @@ from pytest_chunkeval.results import (
     row_label,
     suites_from_report,
 )
-from pytest_chunkeval.scoring.comparison import Policy, compare_suite
+from pytest_chunkeval.scoring.comparison import Policy, judged
 from pytest_chunkeval.scoring.gates import Thresholds
 from pytest_chunkeval.scoring.metrics import Relevant
 from pytest_chunkeval.verify import check_report
@@ -136,7 +136,7 @@ def test_a_two_mode_head_pairs_with_a_single_mode_base_of_the_same_mode_only() -
     base = suites_from_report(old)["s.yaml"]
     assert base.strategies["ast"].mode == "hybrid"  # the report's one mode
     head = suite(result("ast", "vector", 1.0), result("ast", "hybrid", 0.4))
-    cmp = compare_suite(base, head, Policy()).strategies
+    cmp = judged(base, head, Policy()).strategies
     assert set(cmp) == {"ast[vector]", "ast[hybrid]"}  # no "removed" row for the base's bare "ast": it is paired
     assert cmp["ast[hybrid]"].status == "unchanged" and cmp["ast[hybrid]"].paired == 30
     assert cmp["ast[vector]"].status == "new"
@@ -145,7 +145,7 @@ def test_a_two_mode_head_pairs_with_a_single_mode_base_of_the_same_mode_only() -
 def test_a_fall_in_one_mode_is_a_regression_of_that_mode_only() -> None:
     base = suite(result("ast", "vector", 1.0), result("ast", "hybrid", 1.0))
     head = suite(result("ast", "vector", 1.0), result("ast", "hybrid", 0.0))
-    cmp = compare_suite(base, head, Policy()).strategies
+    cmp = judged(base, head, Policy()).strategies
     assert not cmp["ast[vector]"].failed
     assert cmp["ast[hybrid]"].failed and cmp["ast[hybrid]"].strategy == "ast[hybrid]"
 

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest_chunkeval.output import headline
 from pytest_chunkeval.output.report import Summary
 from pytest_chunkeval.output.tables import (
+    comparison_legend,
     comparison_table,
+    index_legend,
     index_table,
     not_compared_lines,
     query_changes_lines,
     render_markdown,
+    resolving_lines,
+    retrieval_legend,
     retrieval_table,
     warning_lines,
 )
@@ -87,12 +92,13 @@ def _strategy_details(c: StrategyComparison, k: int) -> list[str]:
 def sections(summary: Summary) -> list[str]:
     """The document as sections, most important first."""
     k = summary.k
-    head = [
-        "# pytest-chunkeval report",
-        "",
+    head = ["# pytest-chunkeval report", ""]
+    if summary.verdict is not None:
+        head += headline.markdown(summary.verdict, summary)
+    head.append(
         f"model `{summary.model.get('id')}`, {' and '.join(summary.modes)} retrieval, k={k}; "
-        f"embedded {summary.embedding['embedded']} texts, {summary.embedding['cached']} from cache",
-    ]
+        f"embedded {summary.embedding['embedded']} texts, {summary.embedding['cached']} from cache"
+    )
     if summary.base and summary.base.get("ref"):
         b = summary.base
         head.append(f"\nCompared with base `{b['ref']}` ({str(b['commit'])[:10]}),"
@@ -104,6 +110,8 @@ def sections(summary: Summary) -> list[str]:
     for key in summary.comparisons:
         part = ["## Head vs base: " + key, ""]
         part += render_markdown(comparison_table(summary, key, "file"))
+        part += [comparison_legend(summary), ""]
+        part += [f"- **{line}**" for line in resolving_lines(summary, key)]
         part += [f"- {line}" for line in query_changes_lines(summary, key)]
         part += [f"- not compared: {line}" for line in not_compared_lines(summary, key)]
         for c in summary.comparisons[key].strategies.values():
@@ -113,7 +121,9 @@ def sections(summary: Summary) -> list[str]:
     for key, suite in summary.suites.items():
         part = [f"## {key}", ""]
         part += render_markdown(retrieval_table(summary, key))
+        part += [retrieval_legend(summary), ""]
         part += render_markdown(index_table(summary, key))
+        part += [index_legend(summary), ""]
         failed = {s.name: s.failed for s in suite.strategies.values() if s.failed}
         part += [f"- **{name} failed to build**: {why}" for name, why in failed.items()]
         shown = tuple(f"{name}: failed to build" for name in failed)  # said above, in bold

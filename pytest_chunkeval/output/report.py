@@ -55,6 +55,12 @@ class Summary:
     thresholds: Thresholds = field(default_factory=Thresholds)
     comparisons: dict[str, SuiteComparison] = field(default_factory=dict)
     base: dict[str, Any] | None = None  # what the comparisons are against: a git ref's evaluation or a stored report
+    family_size: int = 0  # the paired tests that can fail the run (gating metrics of changed strategies)
+    correction: str = "holm"  # how their p-values were adjusted across the family
+    verdict: Any = None  # verdict.Verdict of the finished run (None while it runs)
+    tolerance: float = 0.01  # the fall of a mean a comparison allows (ini chunkeval_regression_tolerance)
+    columns: tuple[str, ...] = ()  # extra column groups of the retrieval table (tables.COLUMN_GROUPS)
+    gated: bool = False  # gates were asked for (--chunkeval-gate): only then a gates column
     _vs: dict[tuple[str, str], dict[str, dict[str, dict[str, float | None]]]] = field(default_factory=dict, repr=False)
 
     @property
@@ -119,8 +125,17 @@ def build_report(summary: Summary, root: Path, complete: bool = True) -> dict[st
         "machine": machine_info(),
         "embedding": summary.embedding,
         "base": summary.base,
+        "verdict": _verdict_dict(summary.verdict),
+        "family": {"size": summary.family_size, "correction": summary.correction} if summary.comparisons else None,
         "suites": suites,
     }
+
+
+def _verdict_dict(verdict: Any) -> dict[str, Any] | None:
+    if verdict is None:
+        return None
+    return {"passed": verdict.passed, "headline": verdict.headline, "notes": list(verdict.notes),
+            "reasons": [{"title": r.title, "lines": list(r.lines), "settle": r.settle} for r in verdict.reasons]}
 
 
 def write_json(report: dict[str, Any], path: Path) -> None:

@@ -53,16 +53,23 @@ def _retrieval_words(summary: Summary) -> str:
     return f"{summary.retrieval} retrieval"
 
 
+# Column groups of the retrieval table beyond the default ones: options.COLUMN_GROUPS (--chunkeval-columns); every
+# number is in the JSON report whatever is shown.
+
+
 def retrieval_table(summary: Summary, key: str) -> Table:
+    """File-mode NDCG/R/MRR, line-projected NDCG, the delta to the baseline and the misses by default; chunk-mode
+    metrics and budget recall when asked (``summary.columns``); gates only when asked for (``--chunkeval-gate``):
+    a gate nobody asked for fails nothing, and a ``fail`` in every row only taught readers to ignore the column."""
     suite, k = summary.suites[key], summary.k
     nd, rc, mr = f"ndcg@{k}", f"recall@{k}", f"mrr@{k}"
-    t = Table(
-        f"{key} — {suite.files} files, {len(suite.queries)} queries, {_retrieval_words(summary)}, k={k}",
-        ["strategy", f"NDCG@{k} file [95% CI]", f"R@{k} file", f"MRR@{k} file", f"NDCG@{k} chunk", f"R@{k} chunk",
-         f"MRR@{k} chunk", f"NDCG@{k} lines", *(f"BR@{b}" for b in DEFAULT_BUDGETS),
-         f"ΔNDCG vs {summary.baseline} (p)", "misses", "gates"],
-        right=set(range(1, 9 + len(DEFAULT_BUDGETS) + 1)),
-    )
+    chunk, budget = "chunk" in summary.columns, "budget" in summary.columns
+    columns = ["strategy", f"NDCG@{k} file [95% CI]", f"R@{k} file", f"MRR@{k} file"]
+    columns += [f"NDCG@{k} chunk", f"R@{k} chunk", f"MRR@{k} chunk"] if chunk else []
+    columns += [f"NDCG@{k} lines", *(f"BR@{b}" for b in DEFAULT_BUDGETS if budget)]
+    columns += [f"ΔNDCG vs {summary.baseline} (p)", "misses", *(["gates"] if summary.gated else [])]
+    t = Table(f"{key} — {suite.files} files, {len(suite.queries)} queries, {_retrieval_words(summary)}, k={k}",
+              columns, right=set(range(1, len(columns) - (1 if summary.gated else 0))))
     for name, s in suite.strategies.items():
         if s.skipped:
             continue  # listed under the tables, where the reason has room
@@ -77,14 +84,36 @@ def retrieval_table(summary: Summary, key: str) -> Table:
         else:
             delta = ""
         m = s.means
+        lines = _line_cells(s, k)
         # A strategy whose own chunking failed on some files is partly measuring the fixed-window fallback.
         shown = f"{name} (fallback {len(s.fallbacks)}/{s.files} files)" if s.fallbacks else name
-        t.rows.append([
-            shown, _ci(summary, s, "file", nd), f"{m['file'][rc]:.3f}", f"{m['file'][mr]:.3f}", f"{m['chunk'][nd]:.3f}",
-            f"{m['chunk'][rc]:.3f}", f"{m['chunk'][mr]:.3f}", *_line_cells(s, k), delta, str(s.misses),
-            _gates_cell(summary, key, name),
-        ])
+        row = [shown, _ci(summary, s, "file", nd), f"{m['file'][rc]:.3f}", f"{m['file'][mr]:.3f}"]
+        row += [f"{m['chunk'][nd]:.3f}", f"{m['chunk'][rc]:.3f}", f"{m['chunk'][mr]:.3f}"] if chunk else []
+        row += [lines[0], *(lines[1:] if budget else [])]
+        row += [delta, str(s.misses), *([_gates_cell(summary, key, name)] if summary.gated else [])]
+        t.rows.append(row)
     return t
+
+
+def retrieval_legend(summary: Summary) -> str:
+    k = summary.k
+    parts = [
+        f"NDCG/R/MRR@{k} file: the top {k} chunks judged by their file (duplicates removed)",
+        "lines: NDCG over the relevant lines the chunks cover",
+        f"Δ: relative to {summary.baseline}, paired randomization p",
+        f"misses: queries with no chunk in the top {k} on a relevant span",
+    ]
+    if "chunk" in summary.columns:
+        parts.append("chunk: each chunk judged on its own (splitting a relevant function costs recall)")
+    if "budget" in summary.columns:
+        parts.append("BR@n: share of relevant lines within the first n tokens retrieved")
+    if summary.gated:
+        parts.append("gates: the ADR's adoption gates against the baseline")
+    from pytest_chunkeval.options import COLUMN_GROUPS
+
+    hidden = [g for g in COLUMN_GROUPS if g not in summary.columns]
+    more = f" More columns: --chunkeval-columns={','.join(hidden)}." if hidden else ""
+    return "Legend — " + "; ".join(parts) + "." + more + " Every number is in the JSON report."
 
 
 def _notes(s: StrategyResult) -> str:
@@ -142,6 +171,14 @@ def index_table(summary: Summary, key: str) -> Table:
     return t
 
 
+def index_legend(summary: Summary) -> str:
+    window = summary.model.get("max_tokens", "?")
+    return (f"Legend — >{window} tok: share of chunks longer than the model's window (truncated when embedded); "
+            "tiny: share under 50 non-space characters; lossless: every non-blank line is in some chunk (n/a: not "
+            f"claimed); Δsize: index bytes against {summary.baseline}; chunk s, embed s, build s: what building the "
+            "index cost; embedded / cached: texts embedded now / served by the cache.")
+
+
 def _seconds(value: float | None) -> str:
     return "—" if value is None else f"{value:.1f}"
 
@@ -152,9 +189,13 @@ def _delta_cells(d: MetricDelta | None, unchanged: bool) -> list[str]:
     if unchanged:
         return [f"{d.head:.3f} (same)", "—", "—"]
     mark = " ▼" if d.regressed else ""
-    return [
-        f"{d.base:.3f} → {d.head:.3f}{mark}", f"{d.delta:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]", f"{d.p_value:.3f}"
-    ]
+    p = f"{d.p_value:.3f}" + (f" (adj {d.p_adjusted:.3f})" if d.p_adjusted is not None else "")
+    return [f"{d.base:.3f} → {d.head:.3f}{mark}", f"{d.delta:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]", p]
+
+
+def _mde_cell(c: StrategyComparison) -> str:
+    found = [d.mde for d in c.deltas if d.gating and d.mode == "file"]
+    return " / ".join(f"{m:.3f}" if m is not None else "—" for m in found) or "—"
 
 
 def _verdict_cell(c: StrategyComparison) -> str:
@@ -176,9 +217,10 @@ def comparison_table(summary: Summary, key: str, mode: str = "file") -> Table:
     columns = ["strategy"]
     for label in (f"NDCG@{k}", f"R@{k}", f"MRR@{k}"):
         columns += [f"{label} base → head", "Δ [95% CI]", "p"]
+    mde = [f"MDE NDCG / R (tol {summary_tolerance(summary)})"] if mode == "file" else []
     t = Table(
         f"{key} — head vs {against}, {mode} mode (Δ = head − base over paired queries; ▼ fails the check)",
-        [*columns, "index Δ", "chunks", "verdict"], right=set(range(1, 12)),
+        [*columns, *mde, "index Δ", "chunks", "verdict"], right=set(range(1, 12 + len(mde))),
     )
     for name, c in cmp.strategies.items():
         if c.status in ("changed", "unchanged"):
@@ -187,10 +229,49 @@ def comparison_table(summary: Summary, key: str, mode: str = "file") -> Table:
                 size += " ▼"
             cells = [cell for m in ("ndcg", "recall", "mrr")
                      for cell in _delta_cells(c.delta(mode, f"{m}@{k}"), c.status == "unchanged")]
+            cells += [_mde_cell(c)] if mde else []
             t.rows.append([name, *cells, size, f"{c.base_chunks} → {c.head_chunks}", _verdict_cell(c)])
         elif c.status != "skipped":  # skipped ones are listed under the table (not_compared_lines)
-            t.rows.append([name, *["—"] * 11, _verdict_cell(c)])
+            t.rows.append([name, *["—"] * (11 + len(mde)), _verdict_cell(c)])
     return t
+
+
+def summary_tolerance(summary: Summary) -> str:
+    return f"{summary.tolerance:g}"
+
+
+def comparison_legend(summary: Summary) -> str:
+    k = summary.k
+    return (f"Legend — p: paired randomization test; adj: adjusted across the {summary.family_size} tests that can "
+            f"fail the run (file-mode NDCG@{k} and R@{k} of each changed strategy; "
+            f"{summary.correction}); the other metrics inform and never fail. MDE: the smallest fall of the mean "
+            f"this suite detects with 80% power at the family's per-test alpha; tol: the fall the check allows. "
+            "verdict: FAIL when a gating metric fell past tol with adj below alpha, or the index grew past its "
+            "limit, or the chunker has new warnings.")
+
+
+def resolving_lines(summary: Summary, key: str) -> list[str]:
+    """For a suite whose queries cannot see a fall of the tolerance: how large a fall they can see, and about how
+    many queries it would take - so "ok" is never read as "no regression" when it means "too small to tell"."""
+    cmp = summary.comparisons.get(key)
+    if cmp is None:
+        return []
+    out = []
+    for metric in ("ndcg", "recall"):
+        found = [(d.mde, d.queries_for_tolerance, c.paired) for c in cmp.strategies.values() for d in c.deltas
+                 if d.gating and d.metric.startswith(metric) and d.mde is not None]
+        blind = [f for f in found if f[0] > summary.tolerance]
+        if not blind:
+            continue
+        low, high = min(f[0] for f in blind), max(f[0] for f in blind)
+        needed = sorted(f[1] for f in blind if f[1])
+        n = max(f[2] for f in blind)
+        more = f"; about {needed[len(needed) // 2]:,} paired queries would" if needed else ""
+        span = f"{low:.3f}" if f"{low:.3f}" == f"{high:.3f}" else f"{low:.3f}–{high:.3f}"
+        out.append(f"{key}: {n} paired queries cannot detect a fall of {summary_tolerance(summary)} in "
+                   f"{metric.upper() if metric == 'ndcg' else 'R'}@{summary.k} (file mode) for {len(blind)} of "
+                   f"{len(found)} strategies: the smallest fall they detect is {span}{more}")
+    return out
 
 
 def not_compared_lines(summary: Summary, key: str) -> list[str]:
@@ -272,12 +353,19 @@ def render_markdown(table: Table, heading: str = "") -> list[str]:
 
 
 def summary_text(summary: Summary, width: int = 160) -> str:
-    """The terminal summary: per suite the retrieval and index tables, warnings, and the comparison if any."""
+    """The terminal summary: the verdict, then per suite the retrieval and index tables, warnings, and the
+    comparison if any."""
     items: list[Any] = []
+    if summary.verdict is not None:
+        from pytest_chunkeval.output.headline import text_lines
+
+        items += [*text_lines(summary.verdict, summary), ""]
     for key, suite in summary.suites.items():
-        items += [retrieval_table(summary, key), index_table(summary, key), *warning_lines(suite)]
+        items += [retrieval_table(summary, key), retrieval_legend(summary), "", index_table(summary, key),
+                  index_legend(summary), *warning_lines(suite)]
         if key in summary.comparisons:
-            items += [comparison_table(summary, key), *query_changes_lines(summary, key, limit=20)]
+            items += [comparison_table(summary, key), comparison_legend(summary), *resolving_lines(summary, key)]
+            items += query_changes_lines(summary, key, limit=20)
             items += [f"not compared: {line}" for line in not_compared_lines(summary, key)]
             for c in summary.comparisons[key].strategies.values():
                 items += [f"{c.strategy}: lost on head: {q.id} (rank {q.base_rank} → none)" for q in c.lost[:10]]

@@ -11,10 +11,11 @@ with the same strategy *searched the same way* (name and retrieval mode, :meth:`
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_chunkeval.results import ChunkSpan, QuerySpec, RankedChunk, StrategyResult, SuiteResult
+from pytest_chunkeval.scoring.family import GATING, adjust, mde, per_test_alpha, queries_needed, spread
 from pytest_chunkeval.scoring.stats import bootstrap_ci, paired_test
 
 METRICS = ("ndcg", "recall", "mrr")
@@ -31,6 +32,8 @@ class Policy:
     alpha: float | None = 0.05  # the fall must also be significant (paired p < alpha); None: any fall past tolerance
     size_increase: float = 0.50  # index growth (relative) that fails, as the ADR's gate
     size_measure: str = "bytes"
+    correction: str = "holm"  # how p-values are adjusted across the family of gating tests (family.CORRECTIONS)
+    fail_on_new_warnings: bool = True  # a chunker warning head has and base had not fails the comparison
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,13 @@ class MetricDelta:
     ci_low: float  # 95 % bootstrap interval of the mean per-query difference (head - base)
     ci_high: float
     p_value: float
-    regressed: bool
+    regressed: bool  # a gating metric that fell past the tolerance with an adjusted p below alpha
+    gating: bool = False  # in the family whose tests can fail the run (family.GATING)
+    fell: bool = False  # the mean fell by more than the tolerance (significant or not)
+    p_adjusted: float | None = None  # across the family (gating metrics of changed strategies only)
+    sd: float = 0.0  # of the per-query differences (of the base's values when nothing moved): the MDE's spread
+    mde: float | None = None  # smallest fall the suite detects at the family's per-test alpha with 80 % power
+    queries_for_tolerance: int | None = None  # about how many queries would detect a fall of the tolerance
 
     @property
     def delta(self) -> float:
@@ -85,9 +94,12 @@ class StrategyComparison:
     files_rechunked: list[str] = field(default_factory=list)  # corpus files whose chunk boundaries moved
     new_warnings: list[str] = field(default_factory=list)
 
+    fail_on_new_warnings: bool = False  # the policy's, as it was when compared
+
     @property
     def failed(self) -> bool:
-        return self.size_regressed or any(d.regressed for d in self.deltas)
+        return (self.size_regressed or any(d.regressed for d in self.deltas)
+                or (self.fail_on_new_warnings and bool(self.new_warnings)))
 
     @property
     def verdict(self) -> str:
@@ -105,12 +117,15 @@ class StrategyComparison:
     def problems(self) -> list[str]:
         out = [
             f"{d.metric} ({d.mode}) fell {d.base:.4f} -> {d.head:.4f} ({d.delta:+.4f}, 95% CI "
-            f"[{d.ci_low:+.3f}, {d.ci_high:+.3f}], paired p={d.p_value:.3f})"
+            f"[{d.ci_low:+.3f}, {d.ci_high:+.3f}], paired p={d.p_value:.3f}"
+            + (f", adjusted {d.p_adjusted:.3f})" if d.p_adjusted is not None else ")")
             for d in self.deltas
             if d.regressed
         ]
         if self.size_regressed:
             out.append(f"index grew {self.base_size:.0f} -> {self.head_size:.0f} ({self.size_change:+.0%})")
+        if self.fail_on_new_warnings and self.new_warnings:
+            out.append(f"{len(self.new_warnings)} chunker warnings new on head (first: {self.new_warnings[0]})")
         return out
 
 
@@ -140,9 +155,33 @@ def _metric_deltas(base: StrategyResult, head: StrategyResult, ids: list[str], p
             low, high = bootstrap_ci(diffs) if n else (0.0, 0.0)
             p = paired_test(h, b) if n else 1.0
             fell = mb - mh > policy.tolerance + EPS
-            significant = policy.alpha is None or p < policy.alpha
-            out.append(MetricDelta(mode, metric, mb, mh, low, high, p, fell and significant))
+            # Nothing moved: what a change could be seen against is the spread of the base's own values (as if head
+            # and base correlated at 0.5, where the differences' spread equals the values').
+            sd = spread(diffs) if any(diffs) else spread(b)
+            out.append(MetricDelta(mode, metric, mb, mh, low, high, p, False, (mode, short) in GATING, fell,
+                                   sd=sd))
     return out
+
+
+def judge(comparisons: list[StrategyComparison], policy: Policy) -> int:
+    """Decide every comparison as one family: adjust the p-values of the gating metrics of changed strategies across
+    all of them (``policy.correction``), mark those that fell past the tolerance with an adjusted p below alpha as
+    regressed, and give each gating metric its minimum detectable effect at the family's per-test alpha. Returns the
+    family's size. Unchanged strategies have nothing to test; their deltas get an MDE from the base's spread."""
+    tested = [(c, i) for c in comparisons if c.status == "changed"
+              for i, d in enumerate(c.deltas) if d.gating]
+    adjusted = adjust([c.deltas[i].p_value for c, i in tested], policy.correction)
+    for (c, i), p_adj in zip(tested, adjusted, strict=True):
+        d = c.deltas[i]
+        significant = policy.alpha is None or p_adj < policy.alpha
+        c.deltas[i] = replace(d, p_adjusted=p_adj, regressed=d.fell and significant)
+    alpha = per_test_alpha(policy.alpha if policy.alpha is not None else 0.05, max(len(tested), 1), policy.correction)
+    for c in comparisons:
+        c.fail_on_new_warnings = policy.fail_on_new_warnings and c.status == "changed"
+        c.deltas = [replace(d, mde=mde(d.sd, c.paired, alpha),
+                            queries_for_tolerance=queries_needed(d.sd, policy.tolerance, alpha))
+                    if d.gating else d for d in c.deltas]
+    return len(tested)
 
 
 def _touching(chunks: list[ChunkSpan], spec: QuerySpec) -> tuple[ChunkSpan, ...]:
@@ -270,6 +309,26 @@ def compare_suite(
     return out
 
 
+def compare_run(
+    bases: dict[str, SuiteResult | None], heads: dict[str, SuiteResult], policy: Policy,
+    selected: set[tuple[str, str]] | None = None,
+) -> tuple[dict[str, SuiteComparison], int]:
+    """Every suite of the run against its base, decided as one family (:func:`judge`); ``selected`` limits the
+    family to the (suite, row label) pairs whose comparison items run (``-k`` may deselect some: a comparison
+    nobody asked for cannot fail the run, nor count against the others). Returns the comparisons and the family
+    size."""
+    out = {key: compare_suite(bases.get(key), head, policy) for key, head in heads.items()}
+    family = [c for key, suite in out.items() for label, c in suite.strategies.items()
+              if selected is None or (key, label) in selected]
+    size = judge(family, policy)
+    return out, size
+
+
+def judged(base: SuiteResult | None, head: SuiteResult, policy: Policy) -> SuiteComparison:
+    """One suite compared and decided as a family of its own: what a run of that suite alone would conclude."""
+    return compare_run({head.key: base}, {head.key: head}, policy)[0][head.key]
+
+
 # -- JSON ----------------------------------------------------------------------------------------------------------
 
 
@@ -298,7 +357,9 @@ def comparison_dict(cmp: SuiteComparison) -> dict[str, Any]:
                 "paired_queries": s.paired,
                 "metrics": [
                     {"mode": d.mode, "metric": d.metric, "base": d.base, "head": d.head, "delta": d.delta,
-                     "ci_low": d.ci_low, "ci_high": d.ci_high, "p_value": d.p_value, "regressed": d.regressed}
+                     "ci_low": d.ci_low, "ci_high": d.ci_high, "p_value": d.p_value, "regressed": d.regressed,
+                     "gating": d.gating, "fell": d.fell, "p_adjusted": d.p_adjusted, "sd": d.sd, "mde": d.mde,
+                     "queries_for_tolerance": d.queries_for_tolerance}
                     for d in s.deltas
                 ],
                 "index": {"base": s.base_size, "head": s.head_size, "relative": s.size_change,

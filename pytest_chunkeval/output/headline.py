@@ -1,0 +1,68 @@
+"""The verdict as the first thing a reader sees: one line PASS or FAIL, then each reason with what settles it.
+
+Rendered for the terminal and for Markdown (the report file, the job summary, the PR comment) from the one
+:class:`~pytest_chunkeval.verdict.Verdict` the run judged; nothing here decides anything.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pytest_chunkeval.output.report import Summary
+    from pytest_chunkeval.verdict import Verdict
+
+SHOWN = 10  # lines per reason; the rest are counted (every one is in the JSON report)
+METHODS = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted", "none": "unadjusted"}
+
+
+def context(summary: Summary) -> str:
+    """What the verdict is about: the base compared with and the family of tests that could fail the run."""
+    parts = []
+    base = summary.base or {}
+    if base.get("ref"):
+        parts.append(f"head vs base {base['ref']} ({str(base.get('commit', ''))[:10]})")
+    elif base.get("report"):
+        parts.append(f"head vs the stored report {base['report']}")
+    if summary.comparisons:
+        parts.append(f"{summary.family_size} paired tests can fail the run (file-mode NDCG@{summary.k} and "
+                     f"R@{summary.k} of each changed strategy), {METHODS.get(summary.correction, summary.correction)}")
+    return "; ".join(parts)
+
+
+def _shown(lines: tuple[str, ...]) -> list[str]:
+    more = [f"… and {len(lines) - SHOWN} more (see the JSON report)"] if len(lines) > SHOWN else []
+    return [*lines[:SHOWN], *more]
+
+
+def text_lines(verdict: Verdict, summary: Summary) -> list[str]:
+    about = context(summary)
+    lines = [f"VERDICT: {'PASS' if verdict.passed else 'FAIL'}" + (f" ({about})" if about else "")]
+    for r in verdict.reasons:
+        lines.append(f"  {r.title} ({len(r.lines)}):")
+        lines += [f"    {line}" for line in _shown(r.lines)]
+        lines.append(f"    → {r.settle}")
+    lines += [f"  note: {n}" for n in verdict.notes[:SHOWN]]
+    return lines
+
+
+def markdown(verdict: Verdict, summary: Summary) -> list[str]:
+    mark = "✅ PASS" if verdict.passed else "❌ FAIL"
+    count = "" if verdict.passed else f" — {len(verdict.reasons)} reason{'s' if len(verdict.reasons) != 1 else ''}"
+    out = [f"## Verdict: {mark}{count}", ""]
+    about = context(summary)
+    if about:
+        out += [about[0].upper() + about[1:] + ".", ""]
+    for r in verdict.reasons:
+        out.append(f"**{r.title}** ({len(r.lines)})")
+        out += [f"- {_code(line)}" for line in _shown(r.lines)]
+        out += [f"- ↳ {r.settle}", ""]
+    if verdict.notes:
+        out += [f"- {n}" for n in verdict.notes[:SHOWN]]
+        out.append("")
+    return out
+
+
+def _code(line: str) -> str:
+    """An item id in code style, so Markdown does not read its underscores and brackets as formatting."""
+    head, sep, rest = line.partition(": ")
+    return f"`{head}`{sep}{rest}" if "::" in head else line

@@ -1,0 +1,164 @@
+"""The run's verdict, judged once: PASS or FAIL, and every reason grouped, each with what settles it when intended.
+
+A reviewer reads the first lines of a report. Before this, a red check could show a table of "ok" rows; the cause
+(a miss the record does not list, a record gone stale, a new parser warning) sat in a failure far below. Here every
+failed item is sorted into a reason, the comparison's own numbers are attached where it failed, and the renderers
+(terminal, Markdown, job summary, PR comment) print the verdict first and the tables after.
+
+The failures are the items' own outcomes, so the verdict can never disagree with pytest's exit status: a failed item
+of a kind not named here becomes an "other failures" reason rather than disappearing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pytest_chunkeval.output.report import Summary
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failed evaluation item: its id and the first line of its report."""
+
+    nodeid: str
+    first_line: str
+
+    @property
+    def kind(self) -> str:
+        last = self.nodeid.rsplit("::", 1)[-1]
+        if last in ("vs-base", "regression"):
+            return "comparison"
+        if last == "build":
+            return "build"
+        if last == "quality[fallback]":
+            return "fallback"
+        if last.startswith("quality["):
+            return "quality"
+        if last.startswith("gate["):
+            return "gate"
+        if self.first_line.startswith("MISS:"):
+            return "miss"
+        if self.first_line.startswith("FIXED:"):
+            return "fixed"
+        return "other"
+
+    @property
+    def where(self) -> str:
+        """``suite::strategy`` of the item (its id without the item's own name)."""
+        return self.nodeid.rsplit("::", 1)[0]
+
+
+@dataclass(frozen=True)
+class Reason:
+    title: str
+    lines: tuple[str, ...]
+    settle: str  # what to run or change when the change is intended
+
+
+@dataclass
+class Verdict:
+    passed: bool
+    reasons: list[Reason] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # worth knowing, failing nothing
+
+    @property
+    def headline(self) -> str:
+        if self.passed:
+            return "PASS"
+        return f"FAIL: {'; '.join(f'{r.title} ({len(r.lines)})' for r in self.reasons)}"
+
+
+# -- judging ------------------------------------------------------------------------------------------------------
+
+_SETTLE = {
+    "miss": "intended? record it: `{accept}`, and commit the suite's accepted_misses.yaml",
+    "fixed": "refresh the record: `{accept}`, and commit accepted_misses.yaml",
+    "build": "fix the strategy (its file, grammar or config); the message names the place",
+    "fallback": "fix the strategy, or allow a share of fallbacks: `--chunkeval-max-fallback=SHARE`",
+    "quality": "fix the strategy, or its declarations (max_chunk_size, lossless, fits_window)",
+    "gate": "an adoption gate: the candidate is not (yet) worth switching to; thresholds are ini chunkeval_gate_*",
+    "other": "see the failure above",
+}
+_TITLES = {
+    "miss": "queries missed that the accepted-misses record does not list",
+    "fixed": "queries found that the record lists as missed (the record is stale)",
+    "build": "strategies that failed to build",
+    "fallback": "strategies whose own chunking fell back to fixed windows",
+    "quality": "strategies that break their own declarations",
+    "gate": "adoption gates failed",
+    "other": "other failures",
+}
+_ORDER = ("regression", "size", "warnings", "build", "miss", "fixed", "fallback", "quality", "gate", "other")
+
+
+def judge(summary: Summary | None, failures: list[Failure], accept: str = "pytest --chunkeval "
+          "--chunkeval-accept-misses") -> Verdict:
+    """The verdict of a run: ``failures`` are its failed evaluation items; ``summary`` gives the comparison's and
+    the results' details (None when nothing was evaluated). ``accept`` is the command that records misses."""
+    grouped: dict[str, list[str]] = {}
+    for f in failures:
+        if f.kind == "comparison":
+            continue  # said through the comparison's own numbers below
+        grouped.setdefault(f.kind, []).append(f"{f.nodeid}: {f.first_line}")
+    reasons: dict[str, Reason] = {}
+    if summary is not None:
+        reasons.update(_comparison_reasons(summary, {f.where for f in failures if f.kind == "comparison"}))
+    for kind, lines in grouped.items():
+        reasons[kind] = Reason(_TITLES[kind], tuple(lines), _SETTLE[kind].format(accept=accept))
+    compared = {f.where for f in failures if f.kind == "comparison"}
+    if compared and not any(k in reasons for k in ("regression", "size", "warnings")):
+        # A comparison item failed for another reason (its base could not be evaluated): say it, never hide it.
+        reasons["other"] = Reason(_TITLES["other"], tuple(sorted(compared)), _SETTLE["other"])
+    verdict = Verdict(passed=not failures, reasons=[reasons[k] for k in _ORDER if k in reasons])
+    if failures and not verdict.reasons:  # pragma: no cover - every kind maps to a reason
+        verdict.reasons.append(Reason(_TITLES["other"], tuple(f.nodeid for f in failures), _SETTLE["other"]))
+    if summary is not None:
+        verdict.notes = _notes(summary)
+    return verdict
+
+
+def _comparison_reasons(summary: Summary, failed_at: set[str]) -> dict[str, Reason]:
+    regressions: list[str] = []
+    growth: list[str] = []
+    warnings: list[str] = []
+    method = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "unadjusted"}.get(summary.correction,
+                                                                                   summary.correction)
+    for key, suite in summary.comparisons.items():
+        for label, c in suite.strategies.items():
+            if f"{key}::{label}" not in failed_at:
+                continue
+            for d in c.deltas:
+                if d.regressed:
+                    adj = f", adjusted p={d.p_adjusted:.3f} ({method}, family of {summary.family_size})" \
+                        if d.p_adjusted is not None else ""
+                    regressions.append(f"{key}::{label}: {d.metric} ({d.mode}) {d.base:.3f} → {d.head:.3f} "
+                                       f"({d.delta:+.3f}, p={d.p_value:.3f}{adj})")
+            if c.size_regressed:
+                growth.append(f"{key}::{label}: index {c.base_size:.0f} → {c.head_size:.0f} ({c.size_change:+.0%})")
+            if c.fail_on_new_warnings and c.new_warnings:
+                shown = "; ".join(c.new_warnings[:3]) + (f"; … {len(c.new_warnings) - 3} more"
+                                                         if len(c.new_warnings) > 3 else "")
+                warnings.append(f"{key}::{label}: {len(c.new_warnings)} new: {shown}")
+    out: dict[str, Reason] = {}
+    if regressions:
+        out["regression"] = Reason("regressions against the base", tuple(regressions),
+                                   "intended? nothing to record: the base moves when this merges (say so in review)")
+    if growth:
+        out["size"] = Reason("indexes grew past the allowed increase", tuple(growth),
+                             "intended? raise ini chunkeval_regression_size_increase")
+    if warnings:
+        out["warnings"] = Reason("chunker warnings new on head (parse problems the base did not have)",
+                                 tuple(warnings),
+                                 "fix the grammar or config; intended? ini chunkeval_regression_new_warnings = report")
+    return out
+
+
+def _notes(summary: Summary) -> list[str]:
+    """What passed but is worth a reviewer's eye: queries that moved against the base, blind spots of small suites."""
+    notes: list[str] = []
+    for key, suite in summary.comparisons.items():
+        moved = [(label, c) for label, c in suite.strategies.items() if c.lost or c.gained]
+        for label, c in moved:
+            notes.append(f"{key}::{label}: {len(c.lost)} queries lost, {len(c.gained)} gained against the base")
+    return notes

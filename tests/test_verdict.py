@@ -1,0 +1,77 @@
+"""The run's verdict on hand-made failures and results (no evaluation): every failed item lands in a reason with what
+settles it, the comparison's own numbers are attached, and every renderer puts the verdict first."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_comparison import CHUNKS, _summary, result, spec, suite
+
+from pytest_chunkeval.output.headline import markdown, text_lines
+from pytest_chunkeval.output.markdown import document
+from pytest_chunkeval.output.report import build_report
+from pytest_chunkeval.output.tables import summary_text
+from pytest_chunkeval.verdict import Failure, judge
+
+SPECS = [spec(f"q{i}") for i in range(30)]
+ACCEPT = "pytest --chunkeval --chunkeval-accept-misses"
+
+
+def _regressed_summary():
+    base = suite(SPECS, result("ast", {q.id: 1.0 for q in SPECS}, CHUNKS, digest="x"))
+    head = suite(SPECS, result("ast", {q.id: 0.0 if i < 12 else 1.0 for i, q in enumerate(SPECS)}, CHUNKS,
+                               digest="y"))
+    return _summary(base, head)
+
+
+def test_each_failed_item_is_sorted_into_a_reason_with_what_settles_it() -> None:
+    failures = [
+        Failure("golden/a/queries.yaml::ast::q3", "MISS: ast: no chunk in the top 10 overlaps a relevant line span"),
+        Failure("golden/a/queries.yaml::ast::q4", "FIXED: ast: a chunk in the top 10 now overlaps ..."),
+        Failure("golden/a/queries.yaml::grammar_definition::build", "grammar_definition failed to build: c.json:4: x"),
+        Failure("golden/a/queries.yaml::crashy::quality[fallback]", "crashy's own chunking failed on 1 of 4 files"),
+        Failure("golden/a/queries.yaml::lossy::quality[lossless]", "lossy claims to be lossless but ..."),
+        Failure("golden/a/queries.yaml::ast::gate[ndcg-gain]", "ast fails gate ndcg-gain against file_level"),
+        Failure("golden/a/queries.yaml::ast::q5", "RuntimeError: something else"),
+    ]
+    verdict = judge(None, failures, ACCEPT)
+    assert not verdict.passed
+    titles = [r.title for r in verdict.reasons]
+    assert titles == [
+        "strategies that failed to build",
+        "queries missed that the accepted-misses record does not list",
+        "queries found that the record lists as missed (the record is stale)",
+        "strategies whose own chunking fell back to fixed windows",
+        "strategies that break their own declarations",
+        "adoption gates failed",
+        "other failures",
+    ]
+    miss = verdict.reasons[1]
+    assert miss.lines == ("golden/a/queries.yaml::ast::q3: MISS: ast: no chunk in the top 10 overlaps a relevant "
+                          "line span",) and f"`{ACCEPT}`" in miss.settle
+    assert verdict.headline.startswith("FAIL: strategies that failed to build (1); queries missed")
+
+
+def test_no_failure_is_a_pass_and_a_failed_comparison_brings_its_numbers() -> None:
+    assert judge(None, []).passed and judge(None, []).headline == "PASS"
+    summary = _regressed_summary()
+    summary.family_size = 2
+    verdict = judge(summary, [Failure("s.yaml::ast::vs-base", "ast got worse than on base main")])
+    (reason,) = verdict.reasons
+    assert reason.title == "regressions against the base"
+    assert reason.lines[0].startswith("s.yaml::ast: ndcg@10 (file) 1.000 → 0.600 (-0.400, p=")
+    assert "adjusted p=" in reason.lines[0] and "(Holm, family of 2)" in reason.lines[0]
+    assert verdict.notes == ["s.yaml::ast: 12 queries lost, 0 gained against the base"]
+
+
+def test_every_renderer_says_the_verdict_first() -> None:
+    summary = _regressed_summary()
+    summary.verdict = judge(summary, [Failure("s.yaml::ast::vs-base", "ast got worse")])
+    md = document(summary).splitlines()
+    assert md[0] == "# pytest-chunkeval report" and md[2] == "## Verdict: ❌ FAIL — 1 reason"
+    assert "regressions against the base" in "\n".join(md[:10])
+    assert markdown(summary.verdict, summary)[0] == "## Verdict: ❌ FAIL — 1 reason"
+    text = summary_text(summary)
+    assert text.lstrip().startswith("VERDICT: FAIL (head vs base main (0123456789)")
+    assert text_lines(summary.verdict, summary)[1] == "  regressions against the base (2):"  # NDCG and R
+    report = build_report(summary, Path("."))
+    assert report["verdict"]["passed"] is False and report["verdict"]["reasons"][0]["lines"]
