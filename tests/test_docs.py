@@ -38,16 +38,16 @@ LINK = re.compile(r"!?\[(?:[^\]\[]|\[[^\]]*\])*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
-def prose(text: str) -> list[tuple[int, str]]:
-    """(line number, line) outside fenced code blocks, with inline code spans blanked."""
+def prose(text: str) -> str:
+    """``text`` with fenced code blocks emptied and inline code spans blanked, line for line (numbers stay true)."""
     out, fenced = [], False
-    for number, line in enumerate(text.splitlines(), 1):
+    for line in text.splitlines():
         if FENCE.match(line):
             fenced = not fenced
-            continue
-        if not fenced:
-            out.append((number, re.sub(r"`[^`]*`", lambda m: " " * len(m.group()), line)))
-    return out
+            out.append("")
+        else:
+            out.append("" if fenced else line)
+    return re.sub(r"`[^`]*`", lambda m: re.sub(r"[^\n]", " ", m.group()), "\n".join(out))
 
 
 def heading_texts(path: Path) -> list[str]:
@@ -103,12 +103,9 @@ def relative_links(path: Path) -> list[tuple[int, str]]:
 
 def links_in(text: str) -> list[tuple[int, str]]:
     """(line number, target) of every link outside code whose target has no scheme (http:, mailto:, ...)."""
-    links = []
-    for number, line in prose(text):
-        for target in LINK.findall(line):
-            if not re.match(r"^[a-z][a-z0-9+.-]*:", target):
-                links.append((number, target))
-    return links
+    body = prose(text)
+    return [(body.count("\n", 0, m.start()) + 1, m.group(1)) for m in LINK.finditer(body)
+            if not re.match(r"^[a-z][a-z0-9+.-]*:", m.group(1))]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -143,8 +140,8 @@ def test_the_link_check_sees_links_and_slugs_as_the_renderers_do() -> None:
         "the-config-engine-grammar_definition-grammar_blocks"
     assert heading_texts(DOCS / "strategies.md")[0] == "Strategies"  # "# strategies/..." in code is no heading
     assert "chunkeval-init" in github_anchors(DOCS / "golden-suites.md")
-    text = "a\n`[no](skip.md)`\n```\n[no](code.md)\n```\nsee [x](docs/x.md#y), [web](https://e.org)\n"
-    assert links_in(text) == [(6, "docs/x.md#y")]
+    text = "a\n`[no](skip.md)`\n```\n[no](code.md)\n```\nsee [x](docs/x.md#y), [web](https://e.org), [a\nb](c.md)\n"
+    assert links_in(text) == [(6, "docs/x.md#y"), (6, "c.md")]
 
 
 def test_the_readme_stays_a_short_user_path() -> None:
