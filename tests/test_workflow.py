@@ -27,6 +27,7 @@ VENV = ROOT / ".venv"
 GATED_PATHS = {
     "strategies/**", "golden/**", "suites/**", "pytest_chunkeval/**", "tests/**", "benchmarks/**", "tools/**",
     ".ci/**", "pyproject.toml", "Makefile", ".github/workflows/chunkeval.yml", "action.yml",
+    "README.md", "docs/**", "mkdocs.yml",  # tests/test_docs.py checks them against the code
 }
 
 
