@@ -16,7 +16,7 @@ export LANCEDB_LOG ?= error
 # pytest re-rewrites the asserts of every plugin module it imports, ~1.5 s of each warm `make eval` here.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup eval eval-pystdlib test lint bench bench-save bench-compare clean-cache
+.PHONY: setup eval eval-pystdlib test lint bench bench-save bench-compare docs clean-cache
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,10 +48,10 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-# Benchmarks (README "Benchmarks"): `make bench` prints pytest-benchmark's table and a summary of the rates (MB/s,
+# Benchmarks (docs/benchmarks.md): `make bench` prints pytest-benchmark's table and a summary of the rates (MB/s,
 # texts/s, tokens/s, p50/p95); `make bench-save` also stores the run under .benchmarks/, and `make bench-compare`
 # runs again and fails when a row's fastest round is more than BENCH_FAIL slower than in the latest stored run.
-# BENCH_FAIL is measured, not guessed: see the README for the run-to-run spread it has to absorb on 2 busy cores.
+# BENCH_FAIL is measured, not guessed: see docs/benchmarks.md for the run-to-run spread it has to absorb on 2 busy cores.
 BENCH_FAIL ?= min:200%
 BENCH := $(PYTEST) benchmarks --benchmark-only --benchmark-columns=min,median,max,stddev,rounds
 
@@ -63,6 +63,16 @@ bench-save: setup
 
 bench-compare: setup
 	$(BENCH) --benchmark-compare --benchmark-compare-fail=$(BENCH_FAIL) $(ARGS)
+
+# The documentation site (mkdocs.yml, docs/): MkDocs with the Material theme from the `docs` extra, built strict
+# (a broken link or anchor, or a page left out of the nav, fails it) into site/. NO_MKDOCS_2_WARNING silences the
+# theme's banner about its successor, printed on every build.
+$(VENV)/.docs-installed: pyproject.toml | $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	touch $@
+
+docs: $(VENV)/.docs-installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 clean-cache:
 	rm -rf .chunkeval

@@ -128,7 +128,7 @@ def plan_rounds(config: pytest.Config, seconds_per_round: float, floor: int = 3,
 
     The floor is below pytest-benchmark's default minimum of 5 because the expensive rows (seconds a round) set
     the length of ``make bench``, and the fastest of 3 rounds already sits within a few percent of the fastest of 5
-    on this project's rows (the compare threshold in the README is measured with it).
+    on this project's rows (the compare threshold in docs/benchmarks.md is measured with it).
     """
     min_rounds, max_time = time_budget(config)
     wanted = math.ceil(max_time / max(seconds_per_round, 1e-6))

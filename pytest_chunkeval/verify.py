@@ -1,9 +1,9 @@
 """Independent recomputation of a JSON report's per-query metrics with trec_eval (pytrec_eval).
 
-The requirement (docs/DESIGN.md, "Metric definitions"): every per-query metric in the report, in every mode, equals
-an independent trec_eval-semantics computation from the report's own rankings, chunk lists and the golden file, to
-1e-9. Line mode is scored by trec_eval too: each line is a document (``path:line``), the run is the top-k chunks'
-lines in rank order (``ndcg``, no cutoff) or the lines inside a token budget (``set_recall``).
+The requirement (docs/background/DESIGN.md, "Metric definitions"): every per-query metric in the report, in every
+mode, equals an independent trec_eval-semantics computation from the report's own rankings, chunk lists and the golden
+file, to 1e-9. Line mode is scored by trec_eval too: each line is a document (``path:line``), the run is the top-k
+chunks' lines in rank order (``ndcg``, no cutoff) or the lines inside a token budget (``set_recall``).
 
 Independence is the point, so this module shares no code with the harness: it reads the golden file with its own
 tiny loader, builds its own qrels (file mode: file -> max grade; chunk mode: every chunk in the report's ``chunks``

@@ -290,32 +290,45 @@ def test_the_action_evaluates_a_pull_request_and_comments(tmp_path: Path) -> Non
 
 # --- the README's instructions -------------------------------------------------------------------------------------
 
+def section(path: Path, heading: str) -> str:
+    text = path.read_text(encoding="utf-8")
+    return text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
 def readme_section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return text.split("\n## Gating a pull request in your repository (GitHub Action)\n", 1)[1].split("\n## ", 1)[0]
+    """The README's user path: the workflow snippet, what the action does, forks."""
+    return section(ROOT / "README.md", "Gating a pull request")
 
 
 def test_the_readme_names_the_action_as_the_package_does() -> None:
-    """The owner is a placeholder defined once (ACTION_REF): every mention in the README follows it."""
+    """The owner is a placeholder defined once (ACTION_REF): every mention in the README and docs/ follows it."""
     from pytest_chunkeval.github import ACTION_REF
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    named = re.findall(r"uses: ([\w.-]+/pytest-chunkeval@[\w.-]+)", text)
-    assert named and set(named) == {ACTION_REF}, f"README names {set(named)}; ACTION_REF is {ACTION_REF}"
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        named = re.findall(r"uses: ([\w.-]+/pytest-chunkeval@[\w.-]+)", path.read_text(encoding="utf-8"))
+        assert set(named) <= {ACTION_REF}, f"{path.relative_to(ROOT)} names {set(named)}; ACTION_REF is {ACTION_REF}"
+        assert named or path.name != "README.md", "the README shows the action's workflow"
 
 
-def test_the_readme_workflow_is_minimal_and_complete() -> None:
-    section = readme_section()
-    assert len(section.strip().splitlines()) <= 50
-    flow = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
+@pytest.mark.parametrize("where", ["README.md", "docs/pull-requests.md"])
+def test_the_documented_workflow_is_minimal_and_complete(where: str) -> None:
+    text = readme_section() if where == "README.md" else section(ROOT / where, "The GitHub Action")
+    assert len(text.strip().splitlines()) <= 50
+    flow = yaml.safe_load(text.split("```yaml\n", 1)[1].split("```", 1)[0])
     (job,) = flow["jobs"].values()
     assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
     checkout, ours = job["steps"]
     assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["fetch-depth"] == 0
     assert set(ours.get("with", {})) <= set(load_action()["inputs"])
-    table = set(re.findall(r"^\| `([\w-]+)`(?:, `([\w-]+)`)? \|", section, re.MULTILINE))
+    assert "fork" in text and "read-only" in text
+
+
+def test_the_docs_list_every_input_of_the_action() -> None:
+    """The README links to this table instead of repeating it."""
+    text = section(ROOT / "docs" / "pull-requests.md", "The GitHub Action")
+    table = set(re.findall(r"^\| `([\w-]+)`(?:, `([\w-]+)`)? \|", text, re.MULTILINE))
     assert {name for row in table for name in row if name} == set(load_action()["inputs"])
-    assert "fork" in section and "read-only" in section
+    assert "](docs/pull-requests.md#the-github-action)" in readme_section()
 
 
 def test_pytest_args_that_are_not_shell_words_fail_the_step_before_pytest(runner: dict[str, Any]) -> None:

@@ -1,6 +1,6 @@
 """The ``merge`` policies of the AST chunker (``greedy``, ``units``, ``isolate``): what may share a chunk.
 
-These are the merge-policy ablations recorded in the README; each policy is pinned here on code small enough to
+These are the merge-policy ablations recorded in docs/strategies.md; each policy is pinned here on code small enough to
 work out by hand, so a change to the splitter that silently turns one policy into another fails.
 """
 from __future__ import annotations

@@ -39,7 +39,7 @@ def test_cache_keys_differ_by_backend_and_device_and_torch_on_cpu_keeps_its_key(
     assert keys[("onnx", "cpu")] == plain + "#backend=onnx"
     assert keys[("torch", "cuda")] == plain + "#device=cuda" == keys[("torch", "cuda:1")]  # same kernels
     assert len({keys[(b, d)] for b in ("torch", "onnx") for d in ("cpu", "cuda", "mps")}) == 6
-    # The batch size changes no vector beyond float rounding (README) and is not in the key.
+    # The batch size changes no vector beyond float rounding (docs/scale-out.md) and is not in the key.
     assert fake_embedder(tmp_path, batch_size=1)[0].cache_id == plain
     # Each key names its own index tables too: a backend switch rebuilds them instead of mixing vectors.
     assert index_fingerprint("corpus", "strategy", plain) != index_fingerprint("corpus", "strategy", keys[("onnx", "cpu")])

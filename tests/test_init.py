@@ -414,7 +414,7 @@ def test_nothing_to_make_a_suite_from(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "no golden suite could be made" in err
     assert "golden/docs: no documentation comment in 1 source files" in err
     assert "golden/history: no commit made a query (1 commits examined; dropped: type_chore=1)" in err
-    assert "golden/mine/queries.yaml" in err and 'README "Golden suites"' in err
+    assert "golden/mine/queries.yaml" in err and 'docs/golden-suites.md in pytest-chunkeval, "Format"' in err
     assert tree(repo) == before
 
 

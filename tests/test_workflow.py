@@ -27,6 +27,7 @@ VENV = ROOT / ".venv"
 GATED_PATHS = {
     "strategies/**", "golden/**", "suites/**", "pytest_chunkeval/**", "tests/**", "benchmarks/**", "tools/**",
     ".ci/**", "pyproject.toml", "Makefile", ".github/workflows/chunkeval.yml", "action.yml",
+    "README.md", "docs/**", "mkdocs.yml",  # tests/test_docs.py checks them against the code
 }
 
 
@@ -99,15 +100,18 @@ def action_install_step() -> dict[str, Any]:
 
 
 def test_torch_is_set_up_one_way_everywhere() -> None:
-    """The Makefile installs torch (CPU index as an extra index); README documents that; CI calls make, and the
-    action, which the evaluate job uses, runs the same command with the Makefile's values as its defaults."""
+    """The Makefile installs torch (CPU index as an extra index); the README documents that (developing this
+    repository, and first in a user's install); CI calls make, and the action, which the evaluate job uses, runs the
+    same command with the Makefile's values as its defaults."""
     torch, index = make_variable("TORCH"), make_variable("TORCH_INDEX")
     assert re.fullmatch(r"torch==[\d.]+", torch) and index == "https://download.pytorch.org/whl/cpu"
     makefile = (ROOT / "Makefile").read_text()
     assert "--extra-index-url $(TORCH_INDEX)" in makefile and "pip install --quiet --no-deps $(TORCH)" in makefile
     readme = (ROOT / "README.md").read_text()
-    quick_start = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    assert torch in quick_start and index in quick_start and "TORCH_INDEX=" in quick_start
+    developing = readme.split("\n## Developing this repository\n", 1)[1].split("\n## ", 1)[0]
+    assert torch in developing and index in developing and "TORCH_INDEX=" in developing
+    install = readme.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    assert install.index(f"pip install {torch} --extra-index-url {index}") < install.index("pip install \"pytest-chunkeval")
     flow_runs = [r for job in load_workflow()["jobs"].values() for r in runs(job)]
     assert not [r for r in flow_runs if re.search("torch|TORCH|index-url", r)], "CI installs torch only through make"
     ci_commands = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
@@ -209,7 +213,7 @@ def test_actionlint_rejects_untrusted_text_in_the_actions_scripts(tmp_path: Path
 
 def test_actionlint_accepts_the_readmes_workflow_for_other_repositories(tmp_path: Path) -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Gating a pull request in your repository (GitHub Action)\n", 1)[1]
+    section = readme.split("\n## Gating a pull request\n", 1)[1]
     snippet = tmp_path / "readme-workflow.yml"
     snippet.write_text(section.split("```yaml\n", 1)[1].split("```", 1)[0])
     result = actionlint(snippet)

@@ -6,5 +6,6 @@ is the command line.
 """
 
 # How another repository names this action. The owner is a placeholder until the repository is published under
-# its real one: change it here, and tests/test_action.py names every README line that still says the old one.
+# its real one: change it here, and tests/test_action.py names every line of the README and docs/ that still says
+# the old one.
 ACTION_REF = "pytest-chunkeval/pytest-chunkeval@v0"

@@ -31,7 +31,7 @@ EVALUATE = "pytest --chunkeval -m chunkeval"
 ACCEPT = "pytest --chunkeval -m chunkeval --chunkeval-accept-misses"
 BY_HAND = """\
 Write one by hand instead: golden/mine/queries.yaml, with the files it searches under golden/mine/corpus/
-(format: README "Golden suites"):
+(format: docs/golden-suites.md in pytest-chunkeval, "Format"):
 
     corpus: corpus
     queries:

@@ -7,7 +7,7 @@ once per model: the cache key is (model id + weights digest [+ backend, device],
 Backends: ``torch`` (sentence-transformers, the default) and ``onnx`` (ONNX Runtime on a local export of the same
 weights, :mod:`.onnx_backend`). The backend and the device are part of the cache key and of every table's
 fingerprint, because they change vectors (in the last digits); the batch size is not, because padding is masked
-and the vectors it changes differ by float32 rounding only (measured in the README).
+and the vectors it changes differ by float32 rounding only (docs/scale-out.md).
 """
 from __future__ import annotations
 
