@@ -29,6 +29,12 @@ class Corpus:
         return h.hexdigest()
 
     @cached_property
+    def file_hashes(self) -> dict[str, str]:
+        """Each file's sha256 (first 16 hex digits): what a report records so that two runs on different corpora are
+        told apart, with the files that differ named."""
+        return {p: hashlib.sha256(self.files[p].encode("utf-8")).hexdigest()[:16] for p in sorted(self.files)}
+
+    @cached_property
     def line_counts(self) -> dict[str, int]:
         return {p: t.count("\n") + (0 if t.endswith("\n") or not t else 1) for p, t in self.files.items()}
 

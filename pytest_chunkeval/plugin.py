@@ -193,6 +193,24 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     if any(isinstance(item, EvalItem) for item in session.items):
         state.check_model()
+    if state.compared and not is_worker(session.config):
+        _check_comparable(state)
+
+
+def _check_comparable(state: ChunkevalState) -> None:
+    """Refuse a base made unlike this run before any item runs (a worker's items say it instead: see base_suites).
+    A base that cannot be evaluated at all is left to the comparison items, which report it in full."""
+    from pytest_chunkeval.base_ref import BaseRefError
+
+    try:
+        unchecked = state.check_comparable()
+    except BaseRefError:
+        return
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if unchecked:
+        state.write(f"[chunkeval] the base does not record {', '.join(unchecked)} (made by an older "
+                    "pytest-chunkeval): not checked\n")
 
 
 @pytest.hookimpl(tryfirst=True)

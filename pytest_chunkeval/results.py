@@ -301,6 +301,8 @@ class SuiteResult:
     queries: dict[str, QuerySpec]
     strategies: dict[str, StrategyResult] = field(default_factory=dict)
     file_lines: dict[str, int] = field(default_factory=dict)  # files relevant as a whole: their line counts
+    corpus_hash: str = ""  # the corpus's content hash ("" in a report from before it was recorded)
+    corpus_files: dict[str, str] = field(default_factory=dict)  # path -> short sha256 of the file
 
     def find(self, name: str, mode: str) -> StrategyResult | None:
         """``name`` searched with ``mode``: the partner a comparison may pair with (never another mode's result).
@@ -312,6 +314,7 @@ class SuiteResult:
         return cls(
             key, suite.name, corpus_key, len(suite.corpus.files), dict(suite.corpus.skipped),
             {q.id: QuerySpec(q.id, q.text, tuple(q.relevant)) for q in suite.queries}, file_lines=suite.file_lines(),
+            corpus_hash=suite.corpus.content_hash, corpus_files=dict(suite.corpus.file_hashes),
         )
 
     @classmethod
@@ -321,6 +324,8 @@ class SuiteResult:
             key, str(entry.get("name", "")), str(entry.get("corpus", "")), int(entry.get("files", 0)),
             dict(entry.get("skipped_files") or {}), {str(q): QuerySpec.from_dict(str(q), d) for q, d in specs.items()},
             file_lines={str(p): int(n) for p, n in (entry.get("file_lines") or {}).items()},
+            corpus_hash=str(entry.get("corpus_hash") or ""),
+            corpus_files={str(p): str(h) for p, h in (entry.get("corpus_files") or {}).items()},
         )
         suite.strategies = {
             name: StrategyResult.from_entry(key, name, s, mode) for name, s in (entry.get("strategies") or {}).items()
@@ -337,6 +342,8 @@ class SuiteResult:
             "queries": len(self.queries),
             "query_set": {qid: q.as_dict() for qid, q in self.queries.items()},
             "file_lines": self.file_lines,
+            "corpus_hash": self.corpus_hash,
+            "corpus_files": self.corpus_files,
             "strategies": {name: s.to_entry() for name, s in self.strategies.items()},
         }
 

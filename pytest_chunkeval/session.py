@@ -76,6 +76,7 @@ class ChunkevalState:
     compared: set[tuple[str, str]] = field(default_factory=set)
     _compared_runs: list[tuple[GoldenSuite, Registration, str]] = field(default_factory=list)
     _family: tuple[dict[str, Any], int] | None = None  # (suite key -> SuiteComparison, family size)
+    _comparable: tuple[str, list[str]] | None = None  # (refusal message or "", fields the base does not record)
     failed_evaluations: dict[tuple[Path, str, str], str] = field(default_factory=dict)  # -> item that reported it
     _base_failure_item: str | None = None  # the item that reported a failed base evaluation in full
     failed_items: list[tuple[str, str, str]] = field(default_factory=list)  # (nodeid, golden file, first line)
@@ -264,9 +265,37 @@ class ChunkevalState:
             raise self._base
         return self._base
 
+    def check_comparable(self) -> list[str]:
+        """Raise ``ValueError`` naming every difference when the base (a git ref's evaluation, evaluated here if it
+        was not yet, or a stored report) was not made like this run; else the fields the base does not record."""
+        if self._comparable is None:
+            from pytest_chunkeval.comparable import differences, of_report
+            from pytest_chunkeval.output.report import run_identity
+
+            report = self.base_evaluation().report if self.comparing == "base" else self.previous()
+            emb = self.evaluator().embedder
+            ours = run_identity(self.options.k, {"id": emb.model_id, "sha256": emb.digests},
+                                self.options.retrieval_modes)
+            suites = [self.suite(p) for p in self.suite_paths()]
+            head = {self.suite_key(s): {"hash": s.corpus.content_hash, "files": s.corpus.file_hashes} for s in suites}
+            base = {key: {"hash": e.get("corpus_hash"), "files": e.get("corpus_files")}
+                    for key, e in (report.get("suites") or {}).items()}
+            found, unchecked = differences(ours, of_report(report), head, base)
+            what = (f"--chunkeval-base {self.options.base}" if self.comparing == "base"
+                    else f"--chunkeval-compare {self.options.compare}")
+            self._comparable = (
+                f"{what} was not made like this run, so no number of it is compared with this run's "
+                "(evaluate both sides with the same settings and corpus):\n" + "\n".join(f"  {d}" for d in found)
+                if found else "", unchecked)
+        message, unchecked = self._comparable
+        if message:
+            raise ValueError(message)
+        return unchecked
+
     def base_suites(self) -> dict[str, Any]:
         """Suite key -> SuiteResult of whatever this run compares with (a git ref's evaluation or a stored report)."""
         if self._base_suites is None:
+            self.check_comparable()
             from pytest_chunkeval.results import suites_from_report
 
             report = self.base_evaluation().report if self.comparing == "base" else self.previous()

@@ -425,3 +425,34 @@ def test_regression_items_compare_with_a_previous_report(project: pytest.Pyteste
     default.assert_outcomes(passed=1, failed=1)
     default.stdout.fnmatch_lines(["*index grew * (+*%)*"])
     assert "ndcg@10 (file) fell" not in default.stdout.str()
+
+
+def test_a_stored_report_made_unlike_this_run_is_refused_before_any_item_runs(project: pytest.Pytester) -> None:
+    run(project, "--chunkeval-k=5").assert_outcomes(passed=9, skipped=3)
+    stored = project.path / "k5.json"
+    stored.write_text((project.path / "chunkeval-report.json").read_text())
+    report = json.loads(stored.read_text())
+    assert report["comparable"]["k"] == 5 and report["suites"]["golden/shop/queries.yaml"]["corpus_hash"]
+
+    def refused(*args: str) -> str:
+        result = run(project, "--chunkeval-compare", str(stored), *args)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()[-2000:]
+        assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()  # no item ran
+        return result.stderr.str()
+
+    err = refused()  # this run has k = 10
+    assert "was not made like this run" in err and "k (rank cutoff): base 5, head 10" in err
+    assert "metric set: base" in err
+    same_k = refused("--chunkeval-k=5", "--chunkeval-retrieval=vector")
+    assert "retrieval modes: base hybrid, head vector" in same_k and "k (rank" not in same_k
+    report["comparable"]["model_sha256"]["model.safetensors"] = "0" * 64
+    stored.write_text(json.dumps(report))
+    assert "model weights (sha256): base model.safetensors 000000000000" in refused("--chunkeval-k=5")
+    report["comparable"]["model"] = "someone/other-model"
+    stored.write_text(json.dumps(report))
+    assert "model: base someone/other-model, head sentence-transformers/all-MiniLM-L6-v2" in refused("--chunkeval-k=5")
+    # The same settings, another corpus: the file that differs is named.
+    run(project, "--chunkeval-k=5", f"--chunkeval-report={stored}").assert_outcomes(passed=9, skipped=3)
+    orders = project.path / "golden" / "shop" / "corpus" / "orders.py"
+    orders.write_text(orders.read_text() + "\n# a comment\n")
+    assert "golden/shop/queries.yaml corpus: base" in (err := refused("--chunkeval-k=5")) and "orders.py" in err

@@ -81,3 +81,14 @@ def test_an_unknown_ref_is_a_usage_error(repo: pytest.Pytester) -> None:
     result = run(repo, "--chunkeval-base=no-such-branch")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--chunkeval-base no-such-branch: no such commit or ref in *"])
+
+
+def test_a_base_on_another_corpus_is_refused_before_any_item_runs(repo: pytest.Pytester) -> None:
+    orders = repo.path / "golden" / "shop" / "corpus" / "orders.py"
+    orders.write_text(orders.read_text() + "\n\ndef refund(order):\n    return -order_total(order)\n")
+    git(repo, "commit", "-qam", "a corpus file grows")
+    result = run(repo, "--chunkeval-base=HEAD~1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "--chunkeval-base HEAD~1 was not made like this run" in err
+    assert "golden/shop/queries.yaml corpus: base " in err and "files that differ: orders.py" in err

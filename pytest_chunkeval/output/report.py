@@ -124,11 +124,21 @@ def build_report(summary: Summary, root: Path, complete: bool = True) -> dict[st
         "commit": _git_commit(root),
         "machine": machine_info(),
         "embedding": summary.embedding,
+        "comparable": run_identity(summary.k, summary.model, summary.modes),
         "base": summary.base,
         "verdict": _verdict_dict(summary.verdict),
         "family": {"size": summary.family_size, "correction": summary.correction} if summary.comparisons else None,
         "suites": suites,
     }
+
+
+def run_identity(k: int, model: dict[str, Any], modes: tuple[str, ...]) -> dict[str, Any]:
+    """What another run must share to be compared with this one (comparable.FIELDS)."""
+    from pytest_chunkeval.comparable import identity, metric_set
+    from pytest_chunkeval.scoring.line_metrics import DEFAULT_BUDGETS
+
+    return identity(k, str(model.get("id")), model.get("sha256") or {}, modes, DEFAULT_BUDGETS,
+                    metric_set(k, DEFAULT_BUDGETS))
 
 
 def _verdict_dict(verdict: Any) -> dict[str, Any] | None:
