@@ -275,7 +275,8 @@ def summary_rows(output: str, suite: str) -> dict[str, str]:
     return rows
 
 
-def test_the_first_evaluation_shows_the_builtin_strategies(first_evaluation: tuple[str, dict[str, Any]]) -> None:
+def test_the_first_evaluation_shows_the_builtin_strategies(installed: Installed, team_repo: TeamRepo,
+                                                           first_evaluation: tuple[str, dict[str, Any]]) -> None:
     output, report = first_evaluation
     for suite in (DOCS_SUITE, "golden/history/queries.yaml"):
         rows = summary_rows(output, suite)
@@ -286,6 +287,9 @@ def test_the_first_evaluation_shows_the_builtin_strategies(first_evaluation: tup
             assert install in str(strategies[peer]["skipped"]), (peer, strategies[peer]["skipped"])
     for peer, install in PEERS.items():
         assert re.search(rf"{peer}.*not installed \({re.escape(install)}\)", output), peer
+    # Their .gitignore does not know the cache folder: it must keep itself out of `git status` (and `git add -A`).
+    status = git(team_repo.path, "status", "--porcelain", "--untracked-files=all", env=installed.env).splitlines()
+    assert [line for line in status if ".chunkeval" in line] == [], status
 
 
 def go_queries(repo: Path) -> set[str]:
