@@ -16,7 +16,7 @@ export LANCEDB_LOG ?= error
 # pytest re-rewrites the asserts of every plugin module it imports, ~1.5 s of each warm `make eval` here.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup eval eval-pystdlib test lint bench bench-save bench-compare docs clean-cache
+.PHONY: setup eval eval-pystdlib test test-wheel lint bench bench-save bench-compare docs clean-cache
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,13 @@ eval-pystdlib: setup
 
 test: setup
 	$(PYTEST) $(ARGS)
+
+# The wheel as another team installs it (tests/test_installed_wheel.py, skipped by `make test`): built from this
+# checkout's files, installed without extras into a new virtualenv outside the checkout (torch first, with TORCH and
+# TORCH_INDEX as above), then `chunkeval init`, an evaluation and a pull request against its base in a new git
+# repository, and a plain pytest that must leave no trace. Minutes; -s prints each step's wall time.
+test-wheel: setup
+	CHUNKEVAL_WHEEL_TEST=1 TORCH="$(TORCH)" TORCH_INDEX="$(TORCH_INDEX)" $(PYTEST) tests/test_installed_wheel.py -s $(ARGS)
 
 # ruff and mypy as configured in pyproject.toml ([tool.ruff], [tool.mypy]); golden corpora are excluded there.
 lint: setup

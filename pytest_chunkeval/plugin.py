@@ -170,7 +170,7 @@ def _clean_index(session: pytest.Session) -> None:
         raise pytest.UsageError("--chunkeval-clean cleans the index before an evaluation: add --chunkeval")
     from pytest_chunkeval.retrieval.index import IndexStore
 
-    store = IndexStore(state.options.db_uri, state.options.cache_dir / "locks", storage=state.options.storage_options)
+    store = IndexStore(state.options.db_uri, state.cache_dir() / "locks", storage=state.options.storage_options)
     for line in store.clean(set(state.load_strategies()), state.options.rootdir).lines(store.shown_uri):
         state.write(line + "\n")
 

@@ -20,6 +20,11 @@ from pytest_chunkeval.strategy import Registration
 if TYPE_CHECKING:
     from pytest_chunkeval.sources import StrategySet
 
+#: The first file of a cache folder this plugin creates, as pytest's own ``.pytest_cache`` has: the folder ignores
+#: itself, so a repository whose ``.gitignore`` does not list it (another team's, after ``pip install``) never commits
+#: the embedding cache, the LanceDB tables or the locks.
+CACHE_GITIGNORE = "# Created by pytest-chunkeval automatically.\n*\n"
+
 
 class LineProgress:
     """Progress for long work, written to the real terminal even while pytest captures output.
@@ -178,6 +183,16 @@ class ChunkevalState:
         return self.strategies[reg.name]
 
     # -- evaluation ---------------------------------------------------------------------------------------------
+    def cache_dir(self) -> Path:
+        """The cache folder (``chunkeval_cache_dir``), created on first use with a ``.gitignore`` that ignores all of
+        it. Only a folder created here gets one: a folder the user named that exists already (the project's root,
+        say) is left as it is."""
+        path = self.options.cache_dir
+        if not path.is_dir():
+            path.mkdir(parents=True, exist_ok=True)
+            (path / ".gitignore").write_text(CACHE_GITIGNORE, encoding="utf-8")
+        return path
+
     def evaluator(self):  # -> Evaluator (imported lazily: it pulls numpy, lancedb helpers)
         if self._evaluator is None:
             from pytest_chunkeval.evaluate import Evaluator, Settings
@@ -185,16 +200,17 @@ class ChunkevalState:
             from pytest_chunkeval.retrieval.index import IndexStore, RankingCache
 
             o = self.options
-            cache = EmbeddingCache(o.cache_dir / "cache.sqlite")
+            cache_dir = self.cache_dir()
+            cache = EmbeddingCache(cache_dir / "cache.sqlite")
             embedder = Embedder(o.model, cache=cache, device=o.device, batch_size=o.batch_size, backend=o.backend,
-                                onnx_dir=o.cache_dir / "onnx")
+                                onnx_dir=cache_dir / "onnx")
             settings = Settings(k=o.k, retrieval=o.retrieval_modes[0])
-            store = IndexStore(o.db_uri, o.cache_dir / "locks", storage=o.storage_options)
+            store = IndexStore(o.db_uri, cache_dir / "locks", storage=o.storage_options)
             progress = LineProgress(self.write, self.tty) if o.progress else None
-            rankings = RankingCache(o.cache_dir / "cache.sqlite")
+            rankings = RankingCache(cache_dir / "cache.sqlite")
             from pytest_chunkeval.run_cache import FactsCache
 
-            facts = FactsCache(o.cache_dir / "cache.sqlite")
+            facts = FactsCache(cache_dir / "cache.sqlite")
             engine = None
             if o.engine == "ray":  # imports nothing yet: Ray starts when the first strategy is chunked
                 from pytest_chunkeval.retrieval.ray_engine import RayEngine
@@ -254,8 +270,8 @@ class ChunkevalState:
             keys = sorted({self.suite_key(self.suite(p)) for p in self.suite_paths()})
             request = BaseRequest(
                 root=o.rootdir, ref=o.base, suites=keys, k=o.k, retrieval=o.retrieval, baseline=o.baseline,
-                model=o.model, device=o.device, backend=o.backend, cache_dir=o.cache_dir, db_uri=self.base_db_uri(),
-                storage_env=o.storage_options.as_environment(),
+                model=o.model, device=o.device, backend=o.backend, cache_dir=self.cache_dir(),
+                db_uri=self.base_db_uri(), storage_env=o.storage_options.as_environment(),
             )
             try:
                 self._base = evaluate_base(request, say=self.write if o.progress else lambda s: None)

@@ -2,6 +2,7 @@
 several retrieval modes keep apart (each in the section a one-mode run of it would use)."""
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,19 @@ def test_accepting_writes_each_modes_section_and_nothing_without_the_flag(suite_
     assert s.unrecorded_misses() == 0  # accepting: nothing fails as a miss
     assert AcceptedMisses.load(suite_dir).data == {settings_key("m", "hybrid", 10): {"ast": ["q2"]},
                                                   settings_key("m", "vector", 10): {"ast": ["q1"]}}
+
+
+def test_the_cache_folder_it_creates_ignores_itself_and_a_folder_that_was_there_is_left_alone(tmp_path: Path) -> None:
+    """Another team's repository does not list .chunkeval in its .gitignore (this one does, which hid it): the
+    tables, SQLite store and locks must not show up in ``git status`` or a ``git add -A``."""
+    subprocess.run(["git", "init", "--quiet", str(tmp_path)], check=True)
+    cache = state(tmp_path, cache_dir=tmp_path / ".chunkeval").cache_dir()
+    assert cache == tmp_path / ".chunkeval"
+    (cache / "lancedb").mkdir()
+    (cache / "cache.sqlite").write_bytes(b"")
+    (tmp_path / "kept.py").write_text("x = 1\n")
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path,
+                            capture_output=True, text=True, check=True).stdout
+    assert status.splitlines() == ["?? kept.py"]
+    state(tmp_path, cache_dir=tmp_path).cache_dir()  # a folder of the user's: no .gitignore written into it
+    assert not (tmp_path / ".gitignore").exists()

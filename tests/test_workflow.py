@@ -116,7 +116,7 @@ def test_torch_is_set_up_one_way_everywhere() -> None:
     assert not [r for r in flow_runs if re.search("torch|TORCH|index-url", r)], "CI installs torch only through make"
     ci_commands = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
                    if line.strip() and not line.startswith("#") and not line.startswith(("set ", "cd "))]
-    assert ci_commands == ["make lint", "make test", "make eval"]
+    assert ci_commands == ["make lint", "make test", "make test-wheel", "make eval"]
 
     inputs = load_action()["inputs"]
     assert inputs["torch"]["default"] == torch and inputs["torch-index"]["default"] == index

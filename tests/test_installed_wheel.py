@@ -1,0 +1,348 @@
+"""pytest-chunkeval as another team meets it: built into a wheel, installed without extras into a new virtualenv
+outside this checkout, and used in a new git repository of theirs (tests/team_repo.py: Python and Go, a dozen
+commits). A checkout hides what an installed user hits: package data left out of the wheel, an entry point that only
+resolves from the source tree, a default that reads this repository's ``strategies/`` or ``golden/``. So every
+command of the user's side runs in their repository, with the new virtualenv first on ``PATH`` and an environment
+that points nowhere into this checkout (nor at caches this machine has: a fresh ``HOME``).
+
+The journey, each step timed (printed, visible with ``-s``, and in ``steps.log`` under the test's tmp folder):
+``chunkeval init`` -> ``pytest --chunkeval -m chunkeval`` (exit 0, the built-in strategies' table, the peers
+reported unavailable) -> a commit that narrows the example strategy to Python files -> the same command with
+``--chunkeval-base=<the init commit>`` (exit 1, that strategy's ``vs-base`` failing, the Markdown naming the lost
+queries). And a plain ``pytest`` with the plugin installed leaves no trace (tests/test_no_traces.py does the same in
+this project's own environment).
+
+Minutes (a virtualenv with torch, a cold embedding of the team's code), so it runs only when asked:
+``CHUNKEVAL_WHEEL_TEST=1`` (``make test-wheel``, which ``.ci/run`` calls). Torch is installed the Makefile's way, with
+its ``TORCH`` and ``TORCH_INDEX`` (read from the environment as make does, else from the Makefile).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from no_traces import Trace, difference, write_scratch_project
+from team_repo import git, write_team_repo
+
+ROOT = Path(__file__).resolve().parents[1]
+ENABLE = "CHUNKEVAL_WHEEL_TEST"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.environ.get(ENABLE) != "1",
+                       reason=f"builds the wheel and a virtualenv with torch (minutes): set {ENABLE}=1 "
+                              "or run `make test-wheel`"),
+]
+
+#: The built-in strategies that need nothing beyond the wheel's own dependencies, and the example that init writes.
+BUILT_IN = ("file_level", "fixed_size", "ast", "ast_context", "function_level")
+EXAMPLE = "blank_lines"
+#: The peers (the ``peers`` extra, not installed here): each is reported unavailable with its install line.
+PEERS = {"langchain_recursive": "pip install langchain-text-splitters", "astchunk": "pip install astchunk",
+         "chonkie_code": "pip install 'chonkie[code]'"}
+DOCS_SUITE = "golden/docs/queries.yaml"
+#: The example strategy's setting that the pull request changes, before and after.
+EVERY_FILE = "    extensions = None\n"
+PYTHON_ONLY = '    extensions = (".py",)\n'
+
+
+def make_setting(name: str) -> str:
+    """A Makefile setting as make sees it: the environment's value wins over ``NAME ?= value`` (an empty value
+    included: ``TORCH_INDEX=`` turns the extra index off)."""
+    if name in os.environ:
+        return os.environ[name]
+    match = re.search(rf"^{name}\s*\?=\s*(.*)$", (ROOT / "Makefile").read_text(), re.MULTILINE)
+    assert match, f"Makefile has no `{name} ?= ...`"
+    return match.group(1).strip()
+
+
+def user_environment(venv: Path, home: Path) -> dict[str, str]:
+    """The environment of a user who activated ``venv``: nothing that points into this checkout or this project's
+    own virtualenv, no pytest or Python path settings, no git settings of an outer process (a hook's GIT_DIR), none
+    of this project's switches, and a fresh ``HOME`` with no model or package caches; pip's own configuration
+    (``PIP_*``) stays, since it is the machine's (its package indexes)."""
+    ours = [str(ROOT)] + ([sys.prefix] if sys.prefix != sys.base_prefix else [])
+    dropped_prefixes = ("PYTEST_", "_PYTEST", "GIT_", "CHUNKEVAL_", "HF_", "TRANSFORMERS_", "SENTENCE_TRANSFORMERS_",
+                        "XDG_")
+    dropped = {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "VIRTUAL_ENV", "VIRTUAL_ENV_PROMPT",
+               "TORCH_HOME", "PWD", "OLDPWD", "HOME", "PATH"}
+    env = {k: v for k, v in os.environ.items()
+           if k not in dropped and not k.startswith(dropped_prefixes) and not any(p in v for p in ours)}
+    path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and not any(p.startswith(o) for o in ours)]
+    env["PATH"] = os.pathsep.join([str(venv / "bin"), *path])
+    env["VIRTUAL_ENV"] = str(venv)
+    env["HOME"] = str(home)
+    return env
+
+
+@dataclass
+class Steps:
+    """Runs and times each command; its full output goes to ``logs/NN-step.log``, one line per step to stdout
+    and ``steps.log``, so a CI log shows where the minutes went."""
+
+    folder: Path
+    times: list[tuple[str, float]] = field(default_factory=list)
+
+    def note(self, name: str, seconds: float, extra: str = "") -> None:
+        self.times.append((name, seconds))
+        line = f"[installed wheel] {name}: {seconds:.1f} s{extra}"
+        print(line, flush=True)
+        with (self.folder / "steps.log").open("a") as log:
+            log.write(line + "\n")
+
+    def run(self, name: str, cmd: Sequence[str | Path], cwd: Path, env: dict[str, str],
+            timeout: float = 1800) -> subprocess.CompletedProcess[str]:
+        args = [str(c) for c in cmd]
+        start = time.perf_counter()
+        proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+        seconds = time.perf_counter() - start
+        logs = self.folder / "logs"
+        logs.mkdir(exist_ok=True)
+        slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+        (logs / f"{len(self.times) + 1:02d}-{slug}.log").write_text(
+            f"$ {shlex.join(args)}\n(in {cwd}; exit {proc.returncode}; {seconds:.1f} s)\n{proc.stdout}{proc.stderr}")
+        self.note(name, seconds, f" (exit {proc.returncode})")
+        return proc
+
+
+def expect(proc: subprocess.CompletedProcess[str], code: int) -> str:
+    """The command's stdout and stderr together, once its exit status is ``code``."""
+    output = proc.stdout + proc.stderr
+    tail = "\n".join(output.splitlines()[-60:])
+    assert proc.returncode == code, f"{shlex.join(proc.args)} exited {proc.returncode}, expected {code}:\n{tail}"
+    return output
+
+
+@dataclass(frozen=True)
+class Installed:
+    """The built wheel installed into a new virtualenv, and the user's environment that uses it."""
+
+    tmp: Path
+    wheel: Path
+    venv: Path
+    env: dict[str, str]
+    steps: Steps
+
+    def which(self, command: str) -> str:
+        """``command`` as the user's shell finds it: it must be the virtualenv's."""
+        found = shutil.which(command, path=self.env["PATH"])
+        assert found and Path(found).parent == self.venv / "bin", f"{command} resolves to {found}, not in {self.venv}"
+        return found
+
+
+def shipped_files(root: Path) -> list[str]:
+    """What a clean checkout of this commit holds (tracked files and new ones git does not ignore): the wheel is
+    built from a copy of exactly those, as CI would build it, and the build writes nothing into this checkout."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                            capture_output=True, text=True, check=True).stdout
+    return [rel for rel in listed.split("\0") if rel and (root / rel).is_file()]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+    tmp = tmp_path_factory.mktemp("installed-wheel")
+    assert ROOT not in tmp.resolve().parents, f"{tmp} is inside the checkout {ROOT}"
+    home = tmp / "home"
+    home.mkdir()
+    venv = tmp / "venv"
+    steps = Steps(tmp)
+    env = user_environment(venv, home)
+
+    start = time.perf_counter()
+    source = tmp / "source"
+    for rel in shipped_files(ROOT):
+        (source / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, source / rel)
+    steps.note("copy the checkout's files", time.perf_counter() - start)
+    dist = tmp / "dist"
+    # Building is this project's side: its own Python and environment (pip isolates the build's dependencies).
+    expect(steps.run("build the wheel", [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", dist,
+                                         source], cwd=tmp, env=dict(os.environ)), 0)
+    (wheel,) = dist.glob("pytest_chunkeval-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    tops = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
+    assert tops == {"pytest_chunkeval"}, f"the wheel ships more than the package: {sorted(tops)}"
+
+    expect(steps.run("create the virtualenv", [sys.executable, "-m", "venv", venv], cwd=tmp, env=env), 0)
+    python = venv / "bin" / "python"
+    expect(steps.run("upgrade pip", [python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], cwd=tmp,
+                     env=env), 0)
+    torch_index = make_setting("TORCH_INDEX")
+    expect(steps.run("install torch", [python, "-m", "pip", "install", "--quiet", "--no-deps", make_setting("TORCH"),
+                                       *(["--extra-index-url", torch_index] if torch_index else [])],
+                     cwd=tmp, env=env), 0)
+    expect(steps.run("install the wheel", ["pip", "install", "--quiet", wheel], cwd=tmp, env=env), 0)
+    done = Installed(tmp, wheel, venv, env, steps)
+    yield done
+    total = sum(seconds for _, seconds in steps.times)
+    print("\n[installed wheel] steps:", *(f"  {s:7.1f} s  {name}" for name, s in steps.times),
+          f"  {total:7.1f} s  in all (logs: {tmp / 'logs'})", sep="\n")
+
+
+@dataclass(frozen=True)
+class TeamRepo:
+    path: Path
+    init_output: str
+    init_commit: str  # the commit that holds what `chunkeval init` wrote: the pull request's base
+
+    def evaluate_command(self) -> list[str]:
+        """The evaluation command as ``chunkeval init`` printed it under "Next:" (its first command)."""
+        after = self.init_output.split("\nNext:\n", 1)[1]
+        first = next(line for line in after.splitlines() if line.strip().startswith("pytest --chunkeval"))
+        return shlex.split(first.split("#", 1)[0])
+
+
+@pytest.fixture(scope="module")
+def team_repo(installed: Installed) -> TeamRepo:
+    """The team's repository, after ``chunkeval init`` and a commit of what it wrote."""
+    repo = installed.tmp / "acme-billing"
+    start = time.perf_counter()
+    write_team_repo(repo, installed.env)
+    installed.steps.note("write the team's repository (git history)", time.perf_counter() - start)
+    output = expect(installed.steps.run("chunkeval init", [installed.which("chunkeval"), "init"], cwd=repo,
+                                        env=installed.env), 0)
+    git(repo, "add", "golden", "strategies", "pyproject.toml", ".github", env=installed.env)
+    git(repo, "commit", "--quiet", "-m", "Measure code search with pytest-chunkeval", env=installed.env)
+    assert git(repo, "status", "--porcelain", env=installed.env) == "", "init wrote something the next step omits"
+    return TeamRepo(repo, output, git(repo, "rev-parse", "HEAD", env=installed.env))
+
+
+@pytest.fixture(scope="module")
+def first_evaluation(installed: Installed, team_repo: TeamRepo) -> tuple[str, dict[str, Any]]:
+    """The first evaluation, as init says to run it: its output and its JSON report."""
+    cmd = team_repo.evaluate_command()
+    proc = installed.steps.run("first evaluation (cold)", [installed.which(cmd[0]), *cmd[1:]], cwd=team_repo.path,
+                               env=installed.env)
+    output = expect(proc, 0)
+    report = json.loads((team_repo.path / "chunkeval-report.json").read_text())
+    return output, report
+
+
+def test_the_package_and_its_commands_come_from_the_new_virtualenv(installed: Installed) -> None:
+    repo = installed.tmp / "elsewhere"
+    repo.mkdir(exist_ok=True)
+    probe = ("import importlib.metadata as m, pytest_chunkeval, json; "
+             "print(json.dumps({'file': pytest_chunkeval.__file__, "
+             "'plugin': m.entry_points(group='pytest11')['chunkeval'].load().__file__, "
+             "'strategies': sorted(e.name for e in m.entry_points(group='pytest_chunkeval.strategies'))}))")
+    found = json.loads(expect(installed.steps.run("import the installed package", [installed.which("python"), "-c", probe], cwd=repo,
+                                                  env=installed.env), 0))
+    for key in ("file", "plugin"):
+        path = Path(found[key]).resolve()
+        assert installed.venv.resolve() in path.parents and ROOT not in path.parents, (key, path)
+    assert set(found["strategies"]) == {*BUILT_IN, *PEERS}
+    for command in ("chunkeval", "pytest", "pip"):
+        installed.which(command)
+
+
+def test_chunkeval_init_reports_both_languages_and_the_next_commands(team_repo: TeamRepo) -> None:
+    out = team_repo.init_output
+    languages = out.split("Languages (", 1)[1].split("Golden suites", 1)[0]
+    assert re.search(r"^\s+go\s+\d+\s+yes\s+yes$", languages, re.MULTILINE), languages
+    assert re.search(r"^\s+python\s+\d+\s+yes\s+yes$", languages, re.MULTILINE), languages
+    assert re.search(r"golden/docs: \d+ queries", out) and re.search(r"golden/history: \d+ queries", out), out
+    assert team_repo.evaluate_command() == ["pytest", "--chunkeval", "-m", "chunkeval"]
+    assert "--chunkeval-accept-misses" in out.split("\nNext:\n", 1)[1]
+    for written in (DOCS_SUITE, "golden/history/queries.yaml", "strategies/my_strategy.py",
+                    ".github/workflows/chunkeval.yml"):
+        assert (team_repo.path / written).is_file(), written
+
+
+def summary_rows(output: str, suite: str) -> dict[str, str]:
+    """The rows of a suite's retrieval table in the terminal summary, by strategy."""
+    heading = re.search(rf"^{re.escape(suite)} — \d+ files, \d+ queries.*$", output, re.MULTILINE)
+    assert heading, f"no summary table for {suite}"
+    rows: dict[str, str] = {}
+    for line in output[heading.end():].splitlines()[3:]:
+        cells = line.split()
+        if not cells:
+            break
+        rows[cells[0]] = line
+    return rows
+
+
+def test_the_first_evaluation_shows_the_builtin_strategies(installed: Installed, team_repo: TeamRepo,
+                                                           first_evaluation: tuple[str, dict[str, Any]]) -> None:
+    output, report = first_evaluation
+    for suite in (DOCS_SUITE, "golden/history/queries.yaml"):
+        rows = summary_rows(output, suite)
+        for name in (*BUILT_IN, EXAMPLE):
+            assert re.match(rf"\s*{name}\s+\d\.\d{{3}} \[", rows.get(name, "")), (suite, name, rows)
+        strategies = report["suites"][suite]["strategies"]
+        for peer, install in PEERS.items():
+            assert install in str(strategies[peer]["skipped"]), (peer, strategies[peer]["skipped"])
+    for peer, install in PEERS.items():
+        assert re.search(rf"{peer}.*not installed \({re.escape(install)}\)", output), peer
+    # Their .gitignore does not know the cache folder: it must keep itself out of `git status` (and `git add -A`).
+    status = git(team_repo.path, "status", "--porcelain", "--untracked-files=all", env=installed.env).splitlines()
+    assert [line for line in status if ".chunkeval" in line] == [], status
+
+
+def go_queries(repo: Path) -> set[str]:
+    """The ids of the docs suite's queries about the Go code."""
+    suite = yaml.safe_load((repo / DOCS_SUITE).read_text())
+    return {q["id"] for q in suite["queries"] if all(r["path"].endswith(".go") for r in q["relevant"])}
+
+
+def test_a_pull_request_that_narrows_the_example_strategy_fails_its_vs_base_item(
+        installed: Installed, team_repo: TeamRepo, first_evaluation: tuple[str, dict[str, Any]]) -> None:
+    _, base_report = first_evaluation
+    example = team_repo.path / "strategies" / "my_strategy.py"
+    source = example.read_text()
+    assert source.count(EVERY_FILE) == 1, "the example strategy's `extensions` setting is not where it was"
+    example.write_text(source.replace(EVERY_FILE, PYTHON_ONLY))
+    git(team_repo.path, "commit", "--quiet", "-am", "blank_lines: chunk Python files only", env=installed.env)
+
+    cmd = team_repo.evaluate_command()
+    proc = installed.steps.run(
+        "evaluation against the base commit",
+        [installed.which(cmd[0]), *cmd[1:], f"--chunkeval-base={team_repo.init_commit}", "--chunkeval-markdown=pr.md",
+         "-rfp"], cwd=team_repo.path, env=installed.env)
+    output = expect(proc, 1)
+    assert f"FAILED {DOCS_SUITE}::{EXAMPLE}::vs-base" in output
+    assert len(re.findall(r"^FAILED ", output, re.MULTILINE)) == 1, "only the example strategy got worse"
+    for suite in (DOCS_SUITE, "golden/history/queries.yaml"):
+        for name in BUILT_IN:
+            assert f"PASSED {suite}::{name}::vs-base" in output, (suite, name)
+            assert re.search(rf"^\s*{name}\s.*\bunchanged\s*$", output, re.MULTILINE), (suite, name)
+
+    # Every Go query the strategy found on base is lost, and no other; pr.md names each one.
+    hits = base_report["suites"][DOCS_SUITE]["strategies"][EXAMPLE]["queries"]
+    go = go_queries(team_repo.path)
+    expected = {qid for qid in go if hits[qid]["hit"]}
+    assert expected, "blank_lines found none of the Go queries on base: nothing to lose"
+    markdown = (team_repo.path / "pr.md").read_text()
+    section = markdown.split(f"### What changed on {DOCS_SUITE}", 1)[1].split("\n### ", 1)[0]
+    lost = section.split(f"<summary>{EXAMPLE}: ", 1)[1].split("</details>", 1)[0]
+    assert f"**Lost** ({len(expected)})" in lost
+    named = set(re.findall(r"^- `([^`]+)`", lost, re.MULTILINE))
+    assert named == expected, (sorted(named - expected), sorted(expected - named))
+
+
+def test_plain_pytest_with_the_wheel_installed_leaves_no_trace(installed: Installed) -> None:
+    traces: dict[str, Trace] = {}
+    pytest_ = installed.which("pytest")
+    for label, disable in (("without", ["-p", "no:chunkeval"]), ("with", [])):
+        folders = {"project": installed.tmp / "scratch" / label / "project",
+                   "home": installed.tmp / "scratch" / label / "home"}
+        write_scratch_project(folders["project"])
+        folders["home"].mkdir()
+        proc = installed.steps.run(f"plain pytest {label} the plugin", [pytest_, "-p", "no:cacheprovider", *disable],
+                                   cwd=folders["project"], env={**installed.env, "HOME": str(folders["home"])})
+        traces[label] = Trace.of(expect(proc, 0), folders)
+    assert any(line.startswith("plugins:") and "chunkeval" in line for line in traces["with"].lines)
+    assert difference(traces["with"], traces["without"]) == []
