@@ -342,4 +342,26 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
 def _accept_command(config: pytest.Config) -> str:
     """This run's own command line with ``--chunkeval-accept-misses``: records misses for the same suites,
     strategies and settings."""
-    return shlex.join(["pytest", *config.invocation_params.args, "--chunkeval-accept-misses"])
+    return shlex.join(["pytest", *_recording_args(list(config.invocation_params.args)), "--chunkeval-accept-misses"])
+
+
+#: Options that shape only this run's comparison or outputs: recording misses needs none of them.
+_NOT_FOR_RECORDING = ("--chunkeval-base", "--chunkeval-compare", "--chunkeval-markdown", "--chunkeval-chart",
+                      "--chunkeval-report", "--chunkeval-step-summary", "--chunkeval-annotations", "--junitxml",
+                      "--chunkeval-accept-misses")
+
+
+def _recording_args(args: list[str]) -> list[str]:
+    kept: list[str] = []
+    skip_value = False
+    for arg in args:
+        if skip_value:
+            skip_value = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in _NOT_FOR_RECORDING:
+            flags = ("--chunkeval-step-summary", "--chunkeval-annotations", "--chunkeval-accept-misses")
+            skip_value = name not in flags and "=" not in arg  # its value is the next argument
+            continue
+        kept.append(arg)
+    return kept
