@@ -388,6 +388,8 @@ class ComparisonItem(EvalItem):
                              + (", ".join(c.label for c in q.base_chunks) or "none")
                              + "; on head: "
                              + (", ".join(c.label for c in q.head_chunks) or "none"))
+            if len(cmp.lost) > 10:
+                lines.append(f"  … and {len(cmp.lost) - 10} more (every one is in the Markdown and JSON reports)")
         if cmp.files_rechunked:
             lines.append(f"chunk boundaries moved in {len(cmp.files_rechunked)} files ({cmp.base_chunks} -> "
                          f"{cmp.head_chunks} chunks)")

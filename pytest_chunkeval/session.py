@@ -381,8 +381,21 @@ class ChunkevalState:
                                        for key, head in suites.items()}
                 for key, judged in family.items():
                     summary.comparisons[key].strategies.update(judged.strategies)
+                self._drop_unselected(summary.comparisons)
             summary.base = self.base_info()
         return summary
+
+    def _drop_unselected(self, comparisons: dict[str, Any]) -> None:
+        """A strategy the base evaluated and head did not is "removed" only when head has no such strategy: one
+        left out by --chunkeval-strategies or -k was not removed, and is not listed at all."""
+        try:
+            known = set(self.strategy_set().available)
+        except Exception:  # an xdist controller that cannot load the strategies: show every row
+            return
+        for suite in comparisons.values():
+            for label in [n for n, c in suite.strategies.items() if c.status == "removed"]:
+                if label.split("[", 1)[0] in known:
+                    del suite.strategies[label]
 
     def family(self, heads: dict[str, Any] | None = None) -> tuple[dict[str, Any], int]:
         """Every comparison this run's items make, decided once as one family (p adjusted across it): the items,

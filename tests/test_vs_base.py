@@ -92,3 +92,11 @@ def test_a_base_on_another_corpus_is_refused_before_any_item_runs(repo: pytest.P
     err = result.stderr.str()
     assert "--chunkeval-base HEAD~1 was not made like this run" in err
     assert "golden/shop/queries.yaml corpus: base " in err and "files that differ: orders.py" in err
+
+
+def test_a_strategy_left_out_on_head_is_not_reported_as_removed(repo: pytest.Pytester) -> None:
+    result = run(repo, "--chunkeval-base=main", "--chunkeval-strategies=file_level", "--chunkeval-markdown=pr.md")
+    assert result.ret == 0
+    assert set(comparison(repo)["strategies"]) == {"file_level"}  # fixed_size was only not selected
+    gone = "removed: evaluated on base, not on head"
+    assert gone not in result.stdout.str() and gone not in (repo.path / "pr.md").read_text()

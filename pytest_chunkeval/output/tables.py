@@ -369,6 +369,8 @@ def summary_text(summary: Summary, width: int = 160) -> str:
             items += [f"not compared: {line}" for line in not_compared_lines(summary, key)]
             for c in summary.comparisons[key].strategies.values():
                 items += [f"{c.strategy}: lost on head: {q.id} (rank {q.base_rank} → none)" for q in c.lost[:10]]
+                if len(c.lost) > 10:
+                    items.append(f"{c.strategy}: … and {len(c.lost) - 10} more lost (see the Markdown or JSON report)")
         items.append("")
     emb = summary.embedding
     items.append(f"embedded {emb['embedded']} texts, {emb['cached']} from cache (model {summary.model.get('id')})")
