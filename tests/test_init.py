@@ -175,6 +175,7 @@ def test_init_in_a_git_repository(tmp_path: Path, capsys: pytest.CaptureFixture[
         "Clamp negative offsets when slicing spans",
     }  # the initial commit's lines are rewritten; the .avap file is no code the generator reads
     assert "golden/docs: " in out and "golden/history: 4 queries" in out
+    assert "note: 4 queries are few: a pull-request check over them detects only large falls" in out
 
     # no configuration at all: a pytest.ini is created
     assert (repo / "pytest.ini").read_text().startswith("[pytest]\n")
