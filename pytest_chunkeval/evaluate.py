@@ -29,8 +29,7 @@ from pytest_chunkeval.scoring.metrics import ChunkRef, Ranked, evaluate_query, h
 from pytest_chunkeval.scoring.quality import QualityReport, check
 from pytest_chunkeval.scoring.stats import summarize
 from pytest_chunkeval.strategy import Contract, Registration, resolve
-
-MODES = ("file", "chunk", "lines")  # lines: line-projected NDCG and budget recall (line_metrics)
+from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL, EVAL_MODES, LINES
 
 
 class Progress(Protocol):
@@ -43,8 +42,8 @@ def _no_progress(description: str, total: int) -> Callable[[int], None]:
 
 @dataclass
 class Settings:
-    k: int = 10
-    retrieval: str = "hybrid"  # the mode of a result asked for without one (the first of the session's modes)
+    k: int = DEFAULT_K
+    retrieval: str = DEFAULT_RETRIEVAL  # the mode of a result asked for without one (the first of the session's modes)
     depth: int = 50  # candidates fetched before the deterministic tie-break cuts to k
 
 
@@ -297,7 +296,7 @@ class Evaluator:
         file_lines = run.suite.file_lines()
         for o in run.outcomes.values():
             o.tokens = [n_tokens[r.chunk_id] for r in o.ranking]
-            o.metrics["lines"] = evaluate_lines(o.ranking, o.tokens, o.query.relevant, k, file_lines)
+            o.metrics[LINES] = evaluate_lines(o.ranking, o.tokens, o.query.relevant, k, file_lines)
 
     def _search(self, run: StrategyRun) -> None:
         k = self.settings.k
@@ -344,5 +343,5 @@ class Evaluator:
             self.rankings.put_many(fresh)
         run.aggregate = {
             mode: {m: summarize(run.per_query(mode, m)) for m in next(iter(run.outcomes.values())).metrics[mode]}
-            for mode in MODES
+            for mode in EVAL_MODES
         } if run.outcomes else {}

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from pytest_chunkeval.corpus import Corpus, read_corpus
-from pytest_chunkeval.scoring.metrics import Relevant
+from pytest_chunkeval.vocabulary import Relevant
 
 
 class GoldenError(ValueError):
