@@ -21,6 +21,7 @@ import numpy as np
 from pytest_chunkeval.retrieval.cache_store import CacheView, CacheWarning, WarnFn
 from pytest_chunkeval.retrieval.heap import release_heap
 from pytest_chunkeval.retrieval.identifiers import split_words
+from pytest_chunkeval.retrieval.index_clean import CleanResult, clean
 from pytest_chunkeval.retrieval.storage import StorageOptions, connect, is_local, redact_uri
 from pytest_chunkeval.retrieval.table_identity import TableIdentity, is_legacy_name, read_record
 from pytest_chunkeval.retrieval.table_rows import Batch, Hit, Row, arrow_batch, arrow_payload_bytes
@@ -307,10 +308,8 @@ class IndexStore:
             dropped.append(other)
         return dropped
 
-    def clean(self, strategies: set[str] | None = None, root: Path | None = None) -> Any:
+    def clean(self, strategies: set[str] | None = None, root: Path | None = None) -> CleanResult:
         """Drop the tables nothing will reuse and old versions of the rest (:func:`index_clean.clean`)."""
-        from pytest_chunkeval.retrieval.index_clean import clean
-
         return clean(self, strategies, root)
 
     def search(self, name: str, vector: np.ndarray, text: str, mode: str, depth: int) -> list[Hit]:
