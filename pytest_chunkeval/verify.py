@@ -141,6 +141,29 @@ def _synthetic(docnos: Sequence[str]) -> dict[str, float]:
     return {d: float(n - i) for i, d in enumerate(docnos)}
 
 
+def _file_qrels(items: Sequence[tuple[str, tuple[int, int] | None, int]]) -> dict[str, int]:
+    """File mode's qrels of one query: each relevant file with the highest grade of its items."""
+    qrels: dict[str, int] = {}
+    for ipath, _, grade in items:
+        if grade > 0:
+            qrels[ipath] = max(qrels.get(ipath, 0), grade)
+    return qrels
+
+
+def _ranking_problems(top: Sequence[Mapping[str, Any]], ids: list[str], chunks: Mapping[str, tuple[str, int, int]],
+                      where: str, k: int) -> list[str]:
+    """What is wrong with a query's stored top k: a chunk twice, or a chunk that is not the one the report's chunk
+    list names (the chunk-mode qrels come from that list)."""
+    out = [f"{where}: a chunk id appears twice in the top {k}"] if len(set(ids)) != len(ids) else []
+    for r, cid in zip(top, ids, strict=True):
+        ref = (_norm(r["path"]), int(r["start_line"]), int(r["end_line"]))
+        if cid not in chunks:
+            out.append(f"{where}: ranked chunk {cid!r} is not in the chunks list")
+        elif chunks[cid] != ref:
+            out.append(f"{where}: ranked chunk {cid!r} is {ref} but the chunks list says {chunks[cid]}")
+    return out
+
+
 def _expected(
     strategy: Mapping[str, Any], golden: Mapping[str, list], k: int, where: str, result: VerifyResult
 ) -> dict[str, dict[str, dict[str, float]]]:
@@ -157,34 +180,14 @@ def _expected(
             result.mismatches.append(f"{where} query {qid!r}: not in the golden file")
             continue
         items = golden[qid]
-        file_qrels: dict[str, int] = {}
-        for ipath, _, grade in items:
-            if grade > 0:
-                file_qrels[ipath] = max(file_qrels.get(ipath, 0), grade)
-        qrels[FILE][qid] = file_qrels
+        qrels[FILE][qid] = _file_qrels(items)
         qrels[CHUNK][qid] = {
             cid: g for cid, (p, s, e) in chunks.items() if (g := _chunk_grade(p, s, e, items)) > 0
         }
-
         top = list(entry.get("ranking") or [])[:k]
         ids = [str(r["chunk_id"]) for r in top]
-        if len(set(ids)) != len(ids):
-            result.mismatches.append(f"{where} query {qid!r}: a chunk id appears twice in the top {k}")
-        for r in top:
-            cid = str(r["chunk_id"])
-            ref = (_norm(r["path"]), int(r["start_line"]), int(r["end_line"]))
-            if cid not in chunks:
-                result.mismatches.append(f"{where} query {qid!r}: ranked chunk {cid!r} is not in the chunks list")
-            elif chunks[cid] != ref:
-                result.mismatches.append(
-                    f"{where} query {qid!r}: ranked chunk {cid!r} is {ref} but the chunks list says {chunks[cid]}"
-                )
-        files: list[str] = []
-        for r in top:
-            p = _norm(r["path"])
-            if p not in files:
-                files.append(p)
-        runs[FILE][qid] = _synthetic(files)
+        result.mismatches += _ranking_problems(top, ids, chunks, f"{where} query {qid!r}", k)
+        runs[FILE][qid] = _synthetic(list(dict.fromkeys(_norm(r["path"]) for r in top)))
         runs[CHUNK][qid] = _synthetic(list(dict.fromkeys(ids)))
 
     zeros = dict.fromkeys(metric_keys(k), 0.0)
@@ -321,32 +324,37 @@ def check_report(report_path: Path) -> VerifyResult:
             if mode and modes and mode not in modes:
                 result.mismatches.append(f"{where}: retrieval mode {mode!r} is not one of the report's {modes}")
             _check_lines(strategy, golden, suite.get("file_lines") or {}, k, where, result)
-            expected = _expected(strategy, golden, k, where, result)
-            queries = strategy.get("queries") or {}
-            for mode in RANK_MODES:
-                for qid, values in expected[mode].items():
-                    reported = ((queries.get(qid) or {}).get("metrics") or {}).get(mode) or {}
-                    for metric in names:
-                        result.checked += 1
-                        actual = reported.get(metric)
-                        if not _close(actual, values[metric]):
-                            result.mismatches.append(
-                                f"{where} query {qid!r} {mode} {metric}: report {actual!r}, "
-                                f"trec_eval {values[metric]!r}"
-                            )
-                aggregate = ((strategy.get("aggregate") or {}).get(mode)) or {}
-                for metric in names:
-                    if metric not in aggregate or not expected[mode]:
-                        continue
-                    result.checked += 1
-                    per_query = [v[metric] for v in expected[mode].values()]
-                    mean = math.fsum(per_query) / len(per_query)
-                    actual = _aggregate_value(aggregate[metric])
-                    if not _close(actual, mean):
-                        result.mismatches.append(
-                            f"{where} aggregate {mode} {metric}: report {actual!r}, mean of trec_eval {mean!r}"
-                        )
+            _check_ranks(strategy, _expected(strategy, golden, k, where, result), names, where, result)
     return result
+
+
+def _check_ranks(strategy: Mapping[str, Any], expected: Mapping[str, Mapping[str, Mapping[str, float]]],
+                 names: Sequence[str], where: str, result: VerifyResult) -> None:
+    """Compare one strategy's file- and chunk-mode metrics, per query and their means, with trec_eval's."""
+    queries = strategy.get("queries") or {}
+    for mode in RANK_MODES:
+        for qid, values in expected[mode].items():
+            reported = ((queries.get(qid) or {}).get("metrics") or {}).get(mode) or {}
+            for metric in names:
+                result.checked += 1
+                actual = reported.get(metric)
+                if not _close(actual, values[metric]):
+                    result.mismatches.append(
+                        f"{where} query {qid!r} {mode} {metric}: report {actual!r}, "
+                        f"trec_eval {values[metric]!r}"
+                    )
+        aggregate = ((strategy.get("aggregate") or {}).get(mode)) or {}
+        for metric in names:
+            if metric not in aggregate or not expected[mode]:
+                continue
+            result.checked += 1
+            per_query = [v[metric] for v in expected[mode].values()]
+            mean = math.fsum(per_query) / len(per_query)
+            actual = _aggregate_value(aggregate[metric])
+            if not _close(actual, mean):
+                result.mismatches.append(
+                    f"{where} aggregate {mode} {metric}: report {actual!r}, mean of trec_eval {mean!r}"
+                )
 
 
 def verify_report(report_path: Path) -> list[str]:
