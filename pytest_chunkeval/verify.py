@@ -51,6 +51,9 @@ TOLERANCE = 1e-9
 #: trec_eval's measure for each rank metric at cutoff k, and the key its result comes back under.
 TREC_MEASURES = {NDCG: ("ndcg_cut.{k}", "ndcg_cut_{k}"), RECALL: ("recall.{k}", "recall_{k}"),
                  MRR: ("recip_rank", "recip_rank")}
+#: trec_eval's measure for each line metric: NDCG over the whole projected run (it holds only the lines of the top k,
+#: so no cutoff), and set recall over the lines inside a token budget.
+LINE_MEASURES = {NDCG: "ndcg", BUDGET_RECALL: "set_recall"}
 
 
 @dataclass
@@ -255,8 +258,9 @@ def _expected_lines(strategy: Mapping[str, Any], golden: Mapping[str, list], fil
         ))
         values = {metric_key(NDCG, k): 0.0}
         if qrels and projected:
-            ev = pytrec_eval.RelevanceEvaluator({qid: qrels}, {"ndcg"})
-            values[metric_key(NDCG, k)] = ev.evaluate({qid: _synthetic(projected)})[qid]["ndcg"]
+            measure = LINE_MEASURES[NDCG]
+            ev = pytrec_eval.RelevanceEvaluator({qid: qrels}, {measure})
+            values[metric_key(NDCG, k)] = ev.evaluate({qid: _synthetic(projected)})[qid][measure]
         for b in budgets:
             inside = _budget_lines(top, b)
             if inside is None:
@@ -264,8 +268,9 @@ def _expected_lines(strategy: Mapping[str, Any], golden: Mapping[str, list], fil
             values[budget_key(b)] = 0.0
             if qrels and inside:
                 binary = {d: 1 for d in qrels}
-                ev = pytrec_eval.RelevanceEvaluator({qid: binary}, {"set_recall"})
-                values[budget_key(b)] = ev.evaluate({qid: _synthetic(inside)})[qid]["set_recall"]
+                measure = LINE_MEASURES[BUDGET_RECALL]
+                ev = pytrec_eval.RelevanceEvaluator({qid: binary}, {measure})
+                values[budget_key(b)] = ev.evaluate({qid: _synthetic(inside)})[qid][measure]
         out[qid] = values
     return out
 
