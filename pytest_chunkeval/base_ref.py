@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL
+
 
 class BaseRefError(Exception):
     """The base side could not be evaluated; the message says why and what to do."""
@@ -30,8 +32,8 @@ class BaseRequest:
     root: Path  # the project root on the head side (where the ini file is)
     ref: str
     suites: list[str]  # suite keys: golden files relative to root (or absolute, for suites outside the project)
-    k: int = 10
-    retrieval: str = "hybrid"
+    k: int = DEFAULT_K
+    retrieval: str = DEFAULT_RETRIEVAL
     baseline: str = "file_level"
     model: str | None = None
     device: str | None = None

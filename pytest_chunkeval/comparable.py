@@ -13,17 +13,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_chunkeval.vocabulary import (
+    BUDGET_RECALL,
+    LINES,
+    RANK_MODES,
+    line_metric_keys,
+    metric_keys,
+    mode_metric,
+    split_mode_metric,
+)
+
 #: The report's top-level fields this check reads, recorded under "comparable" in every JSON report.
 FIELDS = ("k", "model", "model_sha256", "modes", "budgets", "metrics")
 
 
 def metric_set(k: int, budgets: tuple[int, ...]) -> tuple[str, ...]:
     """Every ``mode:metric`` a run computes per query, as the scoring code names them."""
-    from pytest_chunkeval.scoring.line_metrics import line_metric_names
-    from pytest_chunkeval.scoring.metrics import metric_names
-
-    return (*(f"{mode}:{m}" for mode in ("file", "chunk") for m in metric_names(k)),
-            *(f"lines:{m}" for m in line_metric_names(k, budgets)))
+    return (*(mode_metric(mode, m) for mode in RANK_MODES for m in metric_keys(k)),
+            *(mode_metric(LINES, m) for m in line_metric_keys(k, budgets)))
 
 
 def identity(k: int, model: str, model_sha256: Mapping[str, str], modes: tuple[str, ...], budgets: tuple[int, ...],
@@ -45,10 +52,10 @@ def of_report(report: Mapping[str, Any]) -> dict[str, Any]:
     aggregates = [e.get("aggregate") for s in (report.get("suites") or {}).values()
                   for e in (s.get("strategies") or {}).values() if e.get("aggregate")]
     if aggregates and "metrics" not in found:
-        found["metrics"] = sorted(f"{mode}:{m}" for mode, ms in aggregates[0].items() for m in ms)
+        found["metrics"] = sorted(mode_metric(mode, m) for mode, ms in aggregates[0].items() for m in ms)
     if "budgets" not in found and found.get("metrics"):
-        found["budgets"] = sorted(int(m.rsplit("@", 1)[1]) for m in found["metrics"]
-                                  if m.startswith("lines:budget_recall@"))
+        found["budgets"] = sorted(parts[2] for parts in map(split_mode_metric, found["metrics"])
+                                  if parts is not None and parts[:2] == (LINES, BUDGET_RECALL))
     return {name: found.get(name) for name in FIELDS}
 
 

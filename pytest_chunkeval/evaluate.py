@@ -1,5 +1,8 @@
 """One evaluation = one strategy on one golden suite: chunk, index, search every query, score.
 
+This module orchestrates: the chunking of a corpus is :mod:`~pytest_chunkeval.chunk_corpus`'s, the scoring of a
+search :mod:`~pytest_chunkeval.scoring.outcomes`'s, and both results are cached by :mod:`~pytest_chunkeval.run_cache`.
+
 Plain functions and data, no pytest: the plugin's items ask the :class:`Evaluator` for a result and read it. Results
 are memoised, so the first item of a (suite, strategy) pays for the index and the others read from it. With several
 retrieval modes (``--chunkeval-retrieval vector,hybrid``) one (suite, strategy) is chunked, embedded and indexed once
@@ -16,21 +19,20 @@ from typing import Any, Protocol
 import numpy as np
 
 from pytest_chunkeval.chunk import Chunk
-from pytest_chunkeval.chunking.boundary import chunk_file
+from pytest_chunkeval.chunk_corpus import RemoteChunker, chunk_corpus, count_and_check
 from pytest_chunkeval.fingerprint import index_fingerprint, strategy_fingerprint
-from pytest_chunkeval.golden import GoldenSuite, Query
+from pytest_chunkeval.golden import GoldenSuite
 from pytest_chunkeval.retrieval.embed import STREAM_WINDOW, EmbedCounts, Embedder
 from pytest_chunkeval.retrieval.index import SEARCH_VERSION, IndexStore, RankingCache, lancedb_version
 from pytest_chunkeval.retrieval.table_identity import TableIdentity
 from pytest_chunkeval.retrieval.table_rows import Hit, Row
 from pytest_chunkeval.run_cache import BuildFacts, FactsCache, ScoredSearch
-from pytest_chunkeval.scoring.line_metrics import evaluate_lines
-from pytest_chunkeval.scoring.metrics import ChunkRef, Ranked, evaluate_query, hit, sort_ranking
-from pytest_chunkeval.scoring.quality import QualityReport, check
-from pytest_chunkeval.scoring.stats import summarize
+from pytest_chunkeval.scoring.outcomes import QueryOutcome, aggregate, score_query
+from pytest_chunkeval.scoring.quality import QualityReport
 from pytest_chunkeval.strategy import Contract, Registration, resolve
+from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL, ChunkRef
 
-MODES = ("file", "chunk", "lines")  # lines: line-projected NDCG and budget recall (line_metrics)
+__all__ = ["Evaluator", "QueryOutcome", "Settings", "StrategyRun", "skip_reason"]
 
 
 class Progress(Protocol):
@@ -43,18 +45,9 @@ def _no_progress(description: str, total: int) -> Callable[[int], None]:
 
 @dataclass
 class Settings:
-    k: int = 10
-    retrieval: str = "hybrid"  # the mode of a result asked for without one (the first of the session's modes)
+    k: int = DEFAULT_K
+    retrieval: str = DEFAULT_RETRIEVAL  # the mode of a result asked for without one (the first of the session's modes)
     depth: int = 50  # candidates fetched before the deterministic tie-break cuts to k
-
-
-@dataclass
-class QueryOutcome:
-    query: Query
-    ranking: list[Ranked]
-    metrics: dict[str, dict[str, float]]
-    hit: bool
-    tokens: list[int] = field(default_factory=list)  # tokens of each ranked chunk's text (budget recall)
 
 
 @dataclass
@@ -207,33 +200,20 @@ class Evaluator:
         t0 = time.perf_counter()
         strategy = run.strategy
         assert strategy is not None
-        strategy.reset_stats()
-        by_file: dict[str, list[Chunk]] = {}
-        files = [(path, text) for path, text in sorted(run.suite.corpus.files.items()) if strategy.handles(path)]
-        if self.engine is not None and reg is not None:
-            from pytest_chunkeval.retrieval.ray_engine import merge_stats
-
-            done = self.engine.chunk(reg, files, self.embedder.name_or_path)
-            for part in done:  # in file order, as below
-                by_file[part.path] = part.chunks
-                run.fallbacks.extend(part.fallbacks)
-            run.strategy_stats = merge_stats([part.stats for part in done], strategy)
-        else:
-            for path, text in files:
-                by_file[path] = chunk_file(strategy, run.name, path, text, run.fallbacks)
-            run.strategy_stats = strategy.stats()
-        run.files_handled = len(files)
-        for path, _ in files:
-            run.chunks.extend((f"{path}#{i}", c) for i, c in enumerate(by_file[path]))
+        done = chunk_corpus(strategy, run.name, run.suite.corpus.files, self._remote(reg))
+        run.files_handled, run.chunks, run.fallbacks = done.files_handled, done.chunks, done.fallbacks
+        run.strategy_stats = done.strategy_stats
         run.chunk_seconds = time.perf_counter() - t0
         run.cost["chunk_seconds"] = round(run.chunk_seconds, 4)
-        # Every chunk's tokens, once, when it is made: the quality checks judge the window with them, and budget
-        # recall reads them for whatever gets retrieved (what a generator receives is the chunk's text, without
-        # the [CLS]/[SEP] the embedder adds). The contract is bound to the embedder's model: the same tokenizer.
-        tokens = self.embedder.tokens
-        counted = tokens.count_many([c.text for _, c in run.chunks])
-        run.tokens = {cid: max(0, n - tokens.specials) for (cid, _), n in zip(run.chunks, counted, strict=True)}
-        run.quality = check(strategy, run.suite.corpus.files, by_file, counted if strategy.model is tokens else None)
+        # The contract is bound to the embedder's model: the checks and budget recall count with its tokenizer.
+        run.tokens, run.quality = count_and_check(done, strategy, run.suite.corpus.files, self.embedder.tokens)
+
+    def _remote(self, reg: Registration | None) -> RemoteChunker | None:
+        """With ``--chunkeval-engine ray``: chunking by the engine's workers, for the registration ``reg``."""
+        if self.engine is None or reg is None:
+            return None
+        engine, model = self.engine, self.embedder.name_or_path
+        return lambda files: engine.chunk(reg, files, model)
 
     def _index(self, run: StrategyRun, fingerprint: str, facts: BuildFacts | None) -> None:
         if not run.chunks:  # nothing to index: every query retrieves nothing and scores 0
@@ -290,15 +270,6 @@ class Evaluator:
             self._query_vectors[key] = {q.id: v for q, v in zip(suite.queries, vectors, strict=False)}
         return self._query_vectors[key]
 
-    def _line_metrics(self, run: StrategyRun) -> None:
-        """Line-projected NDCG and budget recall, from the token counts taken when the chunks were made."""
-        k = self.settings.k
-        n_tokens = run.tokens
-        file_lines = run.suite.file_lines()
-        for o in run.outcomes.values():
-            o.tokens = [n_tokens[r.chunk_id] for r in o.ranking]
-            o.metrics["lines"] = evaluate_lines(o.ranking, o.tokens, o.query.relevant, k, file_lines)
-
     def _search(self, run: StrategyRun) -> None:
         k = self.settings.k
         depth, retrieval = max(self.settings.depth, k), run.mode or self.settings.retrieval
@@ -319,6 +290,7 @@ class Evaluator:
         vectors = self._queries(run.suite)
         by_id = {cid: c for cid, c in run.chunks}
         refs = [ChunkRef(cid, c.path, c.start_line, c.end_line) for cid, c in run.chunks]
+        file_lines = run.suite.file_lines()
         fresh: list[tuple[str, list[Hit]]] = []
         for q in run.suite.queries:
             hits: list[Hit] = []
@@ -329,20 +301,7 @@ class Evaluator:
                     cached = self.store.search(run.table, vectors[q.id], q.text, retrieval, depth)
                     fresh.append((key, cached))
                 hits = cached
-            ranked = sort_ranking(
-                Ranked(
-                    h.chunk_id, by_id[h.chunk_id].path, by_id[h.chunk_id].start_line, by_id[h.chunk_id].end_line,
-                    h.score,
-                )
-                for h in hits
-                if h.chunk_id in by_id
-            )[:k]
-            metrics = evaluate_query(ranked, q.relevant, refs, k)
-            run.outcomes[q.id] = QueryOutcome(q, ranked, metrics, hit(ranked, q.relevant, k))
-        self._line_metrics(run)
+            run.outcomes[q.id] = score_query(q, hits, by_id, refs, k, run.tokens, file_lines)
         if self.rankings is not None and fresh:
             self.rankings.put_many(fresh)
-        run.aggregate = {
-            mode: {m: summarize(run.per_query(mode, m)) for m in next(iter(run.outcomes.values())).metrics[mode]}
-            for mode in MODES
-        } if run.outcomes else {}
+        run.aggregate = aggregate(run.outcomes)

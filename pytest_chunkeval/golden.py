@@ -8,6 +8,7 @@ line, the query id and the field.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -17,7 +18,7 @@ from typing import Any
 import yaml
 
 from pytest_chunkeval.corpus import Corpus, read_corpus
-from pytest_chunkeval.scoring.metrics import Relevant
+from pytest_chunkeval.vocabulary import Relevant
 
 
 class GoldenError(ValueError):
@@ -141,6 +142,52 @@ def _field(where: tuple[Any, ...]) -> str:
     return text or "(document)"
 
 
+Problem = Callable[[tuple[Any, ...], str], None]
+
+
+def _relevant(item: dict[str, Any], at: tuple[Any, ...], corpus: Corpus, corpus_dir: Path,
+              problem: Problem) -> Relevant | None:
+    """One relevant item, checked against the corpus; None (and a problem said at ``at``) when it cannot be used."""
+    key, why = _corpus_key(item["path"], corpus, corpus_dir)
+    if why is not None:
+        problem(at + ("path",), why)
+        return None
+    lines = item.get("lines")
+    why = _span_problem(lines, key, corpus.line_counts[key]) if lines is not None else None
+    if why is not None:
+        problem(at + ("lines",), why)
+        return None
+    return Relevant(key, tuple(lines) if lines else None, int(item.get("grade", 1)))
+
+
+def _corpus_key(rel: str, corpus: Corpus, corpus_dir: Path) -> tuple[str, str | None]:
+    """A relevant path as the corpus names it, and why it cannot be used (None when it can): it must be relative,
+    stay inside the corpus (symbolic links included) and name a file the corpus read."""
+    pure = PurePosixPath(rel.replace("\\", "/"))
+    if pure.is_absolute() or rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":"):
+        return "", f"{rel!r} is absolute; paths are relative to the corpus {corpus_dir}"
+    if ".." in pure.parts:
+        return "", f"{rel!r} leaves the corpus {corpus_dir}"
+    key = pure.as_posix()
+    target = (corpus_dir / key).resolve()
+    if not target.is_relative_to(corpus_dir):  # a symbolic link on the way leads out of the corpus
+        return key, f"{rel!r} leaves the corpus {corpus_dir} (it resolves to {target})"
+    if key not in corpus.files:
+        reason = corpus.skipped.get(key)
+        return key, f"{rel!r} is not a readable file in the corpus {corpus_dir}" + (f" ({reason})" if reason else "")
+    return key, None
+
+
+def _span_problem(lines: list[int], key: str, n: int) -> str | None:
+    """Why a relevant line range ``[start, end]`` of ``key`` (``n`` lines long) is wrong; None when it is right."""
+    start, end = lines
+    if start > end:
+        return f"start {start} is after end {end}"
+    if end > n:
+        return f"[{start}, {end}] runs past the end of {key} ({n} lines)"
+    return None
+
+
 def load_golden(path: Path | str) -> GoldenSuite:
     """Load and validate a golden file (YAML or JSONL) and read its corpus."""
     import jsonschema
@@ -176,38 +223,8 @@ def load_golden(path: Path | str) -> GoldenSuite:
         if qid in seen:
             problem(where + ("id",), f"duplicate id (first used at line {seen[qid]})")
         seen.setdefault(qid, line)
-        relevant: list[Relevant] = []
-        for j, item in enumerate(q["relevant"]):
-            at = where + ("relevant", j)
-            rel = item["path"]
-            pure = PurePosixPath(rel.replace("\\", "/"))
-            if pure.is_absolute() or rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":"):
-                problem(at + ("path",), f"{rel!r} is absolute; paths are relative to the corpus {corpus_dir}")
-                continue
-            if ".." in pure.parts:
-                problem(at + ("path",), f"{rel!r} leaves the corpus {corpus_dir}")
-                continue
-            key = pure.as_posix()
-            target = (corpus_dir / key).resolve()
-            if not target.is_relative_to(corpus_dir):  # a symbolic link on the way leads out of the corpus
-                problem(at + ("path",), f"{rel!r} leaves the corpus {corpus_dir} (it resolves to {target})")
-                continue
-            if key not in corpus.files:
-                reason = corpus.skipped.get(key)
-                problem(at + ("path",), f"{rel!r} is not a readable file in the corpus {corpus_dir}"
-                        + (f" ({reason})" if reason else ""))
-                continue
-            lines = item.get("lines")
-            if lines is not None:
-                start, end = lines
-                n = corpus.line_counts[key]
-                if start > end:
-                    problem(at + ("lines",), f"start {start} is after end {end}")
-                    continue
-                if end > n:
-                    problem(at + ("lines",), f"[{start}, {end}] runs past the end of {key} ({n} lines)")
-                    continue
-            relevant.append(Relevant(key, tuple(lines) if lines else None, int(item.get("grade", 1))))
+        relevant = [r for j, item in enumerate(q["relevant"])
+                    if (r := _relevant(item, where + ("relevant", j), corpus, corpus_dir, problem)) is not None]
         queries.append(Query(qid, " ".join(q["query"].split()), tuple(relevant), line))
     if problems:
         raise GoldenError(problems)

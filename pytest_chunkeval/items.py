@@ -14,6 +14,7 @@ import pytest
 
 from pytest_chunkeval.golden import GoldenError, GoldenSuite
 from pytest_chunkeval.strategy import Registration
+from pytest_chunkeval.vocabulary import RECALL, metric_key
 
 if TYPE_CHECKING:
     from pytest_chunkeval.evaluate import QueryOutcome, StrategyRun
@@ -310,7 +311,7 @@ class GateItem(EvalItem):
 
     def runtest(self) -> None:
         from pytest_chunkeval.results import StrategyResult
-        from pytest_chunkeval.scoring.gates import evaluate_gates
+        from pytest_chunkeval.scoring.gates import GATE_METRIC, evaluate_gates
 
         state = state_of(self)
         node = self.strategy_node
@@ -327,7 +328,7 @@ class GateItem(EvalItem):
         typed = (StrategyResult.from_run(run, key), StrategyResult.from_run(base, key))
         result = next(g for g in evaluate_gates(*typed, k, t) if g.name == self.gate)
         if not result.passed:
-            metric = f"{'ndcg' if self.gate == 'ndcg-gain' else 'recall'}@{k}"
+            metric = metric_key(GATE_METRIC.get(self.gate, RECALL), k)
             worst = sorted(
                 run.outcomes,
                 key=lambda q: run.outcomes[q].metrics[t.mode][metric] - base.outcomes[q].metrics[t.mode][metric],

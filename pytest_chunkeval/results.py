@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.retrieval.table_rows import SIZE_MEASURE
-from pytest_chunkeval.scoring.metrics import Ranked, Relevant, chunk_grade
+from pytest_chunkeval.scoring.metrics import chunk_grade
+from pytest_chunkeval.vocabulary import Ranked, Relevant
 
 if TYPE_CHECKING:
     from pathlib import Path

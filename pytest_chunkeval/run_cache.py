@@ -26,30 +26,36 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import pytest_chunkeval.chunk as chunk_module
+import pytest_chunkeval.chunk_corpus as chunk_corpus_module
+import pytest_chunkeval.chunking.boundary as boundary_module
+import pytest_chunkeval.golden as golden_module
+import pytest_chunkeval.scoring.line_metrics as line_metrics_module
+import pytest_chunkeval.scoring.metrics as metrics_module
+import pytest_chunkeval.scoring.outcomes as outcomes_module
+import pytest_chunkeval.scoring.quality as quality_module
+import pytest_chunkeval.scoring.stats as stats_module
+import pytest_chunkeval.vocabulary as vocabulary_module
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.golden import Query
 from pytest_chunkeval.retrieval.cache_store import CacheView
+from pytest_chunkeval.scoring.outcomes import Aggregate, QueryOutcome
 from pytest_chunkeval.scoring.quality import QualityReport
 
 #: Bump when :class:`BuildFacts` changes meaning.
 FACTS_VERSION = "1"
+#: The modules whose classes an entry holds or whose code produced it: the chunk, the chunking of a corpus (and its
+#: boundary checks and fallback), the quality checks, the scoring of a search, the golden data's classes, the
+#: vocabulary's types, the metrics and statistics. The evaluator that calls them is not here: it only orchestrates.
+CODE_MODULES = (chunk_module, chunk_corpus_module, boundary_module, quality_module, outcomes_module, golden_module,
+                vocabulary_module, metrics_module, line_metrics_module, stats_module)
 
 
 @lru_cache(maxsize=1)
 def _code_digest() -> str:
-    """The modules whose classes an entry holds or whose code produced it: the chunk, the quality checks, the
-    harness's chunking and scoring, the golden data's classes, the metrics and statistics."""
-    import pytest_chunkeval.chunk as chunk_module
-    import pytest_chunkeval.evaluate as evaluate_module
-    import pytest_chunkeval.golden as golden_module
-    import pytest_chunkeval.scoring.line_metrics as line_metrics_module
-    import pytest_chunkeval.scoring.metrics as metrics_module
-    import pytest_chunkeval.scoring.quality as quality_module
-    import pytest_chunkeval.scoring.stats as stats_module
-
+    """A digest of :data:`CODE_MODULES`' source: a changed module is a different key, never a stale entry."""
     h = hashlib.sha256(FACTS_VERSION.encode())
-    for module in (chunk_module, quality_module, evaluate_module, golden_module, metrics_module, line_metrics_module,
-                   stats_module):
+    for module in CODE_MODULES:
         h.update(Path(str(module.__file__)).read_bytes())
     return h.hexdigest()[:16]
 
@@ -73,8 +79,8 @@ class ScoredSearch:
     """One search of an index (one retrieval mode) with every query scored: what a warm run would recompute from
     the cached rankings, bit for bit."""
 
-    outcomes: dict[str, Any]  # query id -> evaluate.QueryOutcome
-    aggregate: dict[str, dict[str, dict[str, float]]]
+    outcomes: dict[str, QueryOutcome]  # by query id
+    aggregate: Aggregate
 
 
 class FactsCache(CacheView):

@@ -5,7 +5,8 @@ mode, equals an independent trec_eval-semantics computation from the report's ow
 file, to 1e-9. Line mode is scored by trec_eval too: each line is a document (``path:line``), the run is the top-k
 chunks' lines in rank order (``ndcg``, no cutoff) or the lines inside a token budget (``set_recall``).
 
-Independence is the point, so this module shares no code with the harness: it reads the golden file with its own
+Independence is the point, so this module shares no code with the harness (only the names of the metric keys, from
+:mod:`pytest_chunkeval.vocabulary`, which compute nothing): it reads the golden file with its own
 tiny loader, builds its own qrels (file mode: file -> max grade; chunk mode: every chunk in the report's ``chunks``
 list that overlaps a relevant item) and its own runs, and lets trec_eval score them.  The ranking order stored in the
 report is authoritative: runs get strictly decreasing synthetic scores by rank, so trec_eval's own tie-break
@@ -29,10 +30,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_chunkeval.vocabulary import (
+    BUDGET_RECALL,
+    CHUNK,
+    DEFAULT_K,
+    FILE,
+    LINES,
+    MRR,
+    NDCG,
+    RANK_MODES,
+    RECALL,
+    budget_key,
+    metric_key,
+    metric_keys,
+)
+
 __all__ = ["VerifyResult", "check_report", "verify_report", "load_golden", "main"]
 
 TOLERANCE = 1e-9
-MODES = ("file", "chunk")
+#: trec_eval's measure for each rank metric at cutoff k, and the key its result comes back under.
+TREC_MEASURES = {NDCG: ("ndcg_cut.{k}", "ndcg_cut_{k}"), RECALL: ("recall.{k}", "recall_{k}"),
+                 MRR: ("recip_rank", "recip_rank")}
+#: trec_eval's measure for each line metric: NDCG over the whole projected run (it holds only the lines of the top k,
+#: so no cutoff), and set recall over the lines inside a token budget.
+LINE_MEASURES = {NDCG: "ndcg", BUDGET_RECALL: "set_recall"}
 
 
 @dataclass
@@ -110,9 +131,9 @@ def _trec_eval(qrels: dict, run: dict, k: int) -> dict[str, dict[str, float]]:
     run = {q: d for q, d in run.items() if d}
     if not qrels or not run:
         return {}
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut.{k}", f"recall.{k}", "recip_rank"})
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {asked.format(k=k) for asked, _ in TREC_MEASURES.values()})
     return {
-        q: {f"ndcg@{k}": m[f"ndcg_cut_{k}"], f"recall@{k}": m[f"recall_{k}"], f"mrr@{k}": m["recip_rank"]}
+        q: {metric_key(metric, k): m[answer.format(k=k)] for metric, (_, answer) in TREC_MEASURES.items()}
         for q, m in evaluator.evaluate(run).items()
     }
 
@@ -123,6 +144,29 @@ def _synthetic(docnos: Sequence[str]) -> dict[str, float]:
     return {d: float(n - i) for i, d in enumerate(docnos)}
 
 
+def _file_qrels(items: Sequence[tuple[str, tuple[int, int] | None, int]]) -> dict[str, int]:
+    """File mode's qrels of one query: each relevant file with the highest grade of its items."""
+    qrels: dict[str, int] = {}
+    for ipath, _, grade in items:
+        if grade > 0:
+            qrels[ipath] = max(qrels.get(ipath, 0), grade)
+    return qrels
+
+
+def _ranking_problems(top: Sequence[Mapping[str, Any]], ids: list[str], chunks: Mapping[str, tuple[str, int, int]],
+                      where: str, k: int) -> list[str]:
+    """What is wrong with a query's stored top k: a chunk twice, or a chunk that is not the one the report's chunk
+    list names (the chunk-mode qrels come from that list)."""
+    out = [f"{where}: a chunk id appears twice in the top {k}"] if len(set(ids)) != len(ids) else []
+    for r, cid in zip(top, ids, strict=True):
+        ref = (_norm(r["path"]), int(r["start_line"]), int(r["end_line"]))
+        if cid not in chunks:
+            out.append(f"{where}: ranked chunk {cid!r} is not in the chunks list")
+        elif chunks[cid] != ref:
+            out.append(f"{where}: ranked chunk {cid!r} is {ref} but the chunks list says {chunks[cid]}")
+    return out
+
+
 def _expected(
     strategy: Mapping[str, Any], golden: Mapping[str, list], k: int, where: str, result: VerifyResult
 ) -> dict[str, dict[str, dict[str, float]]]:
@@ -131,47 +175,27 @@ def _expected(
     for c in strategy.get("chunks") or []:
         chunks[str(c["id"])] = (_norm(c["path"]), int(c["start_line"]), int(c["end_line"]))
 
-    qrels: dict[str, dict[str, dict[str, int]]] = {"file": {}, "chunk": {}}
-    runs: dict[str, dict[str, dict[str, float]]] = {"file": {}, "chunk": {}}
+    qrels: dict[str, dict[str, dict[str, int]]] = {FILE: {}, CHUNK: {}}
+    runs: dict[str, dict[str, dict[str, float]]] = {FILE: {}, CHUNK: {}}
     for qid, entry in (strategy.get("queries") or {}).items():
         qid = str(qid)
         if qid not in golden:
             result.mismatches.append(f"{where} query {qid!r}: not in the golden file")
             continue
         items = golden[qid]
-        file_qrels: dict[str, int] = {}
-        for ipath, _, grade in items:
-            if grade > 0:
-                file_qrels[ipath] = max(file_qrels.get(ipath, 0), grade)
-        qrels["file"][qid] = file_qrels
-        qrels["chunk"][qid] = {
+        qrels[FILE][qid] = _file_qrels(items)
+        qrels[CHUNK][qid] = {
             cid: g for cid, (p, s, e) in chunks.items() if (g := _chunk_grade(p, s, e, items)) > 0
         }
-
         top = list(entry.get("ranking") or [])[:k]
         ids = [str(r["chunk_id"]) for r in top]
-        if len(set(ids)) != len(ids):
-            result.mismatches.append(f"{where} query {qid!r}: a chunk id appears twice in the top {k}")
-        for r in top:
-            cid = str(r["chunk_id"])
-            ref = (_norm(r["path"]), int(r["start_line"]), int(r["end_line"]))
-            if cid not in chunks:
-                result.mismatches.append(f"{where} query {qid!r}: ranked chunk {cid!r} is not in the chunks list")
-            elif chunks[cid] != ref:
-                result.mismatches.append(
-                    f"{where} query {qid!r}: ranked chunk {cid!r} is {ref} but the chunks list says {chunks[cid]}"
-                )
-        files: list[str] = []
-        for r in top:
-            p = _norm(r["path"])
-            if p not in files:
-                files.append(p)
-        runs["file"][qid] = _synthetic(files)
-        runs["chunk"][qid] = _synthetic(list(dict.fromkeys(ids)))
+        result.mismatches += _ranking_problems(top, ids, chunks, f"{where} query {qid!r}", k)
+        runs[FILE][qid] = _synthetic(list(dict.fromkeys(_norm(r["path"]) for r in top)))
+        runs[CHUNK][qid] = _synthetic(list(dict.fromkeys(ids)))
 
-    zeros = {f"ndcg@{k}": 0.0, f"recall@{k}": 0.0, f"mrr@{k}": 0.0}
+    zeros = dict.fromkeys(metric_keys(k), 0.0)
     out: dict[str, dict[str, dict[str, float]]] = {}
-    for mode in MODES:
+    for mode in RANK_MODES:
         scored = _trec_eval(qrels[mode], runs[mode], k)
         # Queries trec_eval drops (nothing relevant, nothing retrieved) score 0.0.
         out[mode] = {qid: scored.get(qid, dict(zeros)) for qid in runs[mode]}
@@ -232,19 +256,21 @@ def _expected_lines(strategy: Mapping[str, Any], golden: Mapping[str, list], fil
         projected = list(dict.fromkeys(
             f"{_norm(r['path'])}:{line}" for r in top for line in range(int(r["start_line"]), int(r["end_line"]) + 1)
         ))
-        values = {f"ndcg@{k}": 0.0}
+        values = {metric_key(NDCG, k): 0.0}
         if qrels and projected:
-            ev = pytrec_eval.RelevanceEvaluator({qid: qrels}, {"ndcg"})
-            values[f"ndcg@{k}"] = ev.evaluate({qid: _synthetic(projected)})[qid]["ndcg"]
+            measure = LINE_MEASURES[NDCG]
+            ev = pytrec_eval.RelevanceEvaluator({qid: qrels}, {measure})
+            values[metric_key(NDCG, k)] = ev.evaluate({qid: _synthetic(projected)})[qid][measure]
         for b in budgets:
             inside = _budget_lines(top, b)
             if inside is None:
                 continue  # no token counts in this report: budget recall cannot be recomputed
-            values[f"budget_recall@{b}"] = 0.0
+            values[budget_key(b)] = 0.0
             if qrels and inside:
                 binary = {d: 1 for d in qrels}
-                ev = pytrec_eval.RelevanceEvaluator({qid: binary}, {"set_recall"})
-                values[f"budget_recall@{b}"] = ev.evaluate({qid: _synthetic(inside)})[qid]["set_recall"]
+                measure = LINE_MEASURES[BUDGET_RECALL]
+                ev = pytrec_eval.RelevanceEvaluator({qid: binary}, {measure})
+                values[budget_key(b)] = ev.evaluate({qid: _synthetic(inside)})[qid][measure]
         out[qid] = values
     return out
 
@@ -252,20 +278,21 @@ def _expected_lines(strategy: Mapping[str, Any], golden: Mapping[str, list], fil
 def _check_lines(strategy: Mapping[str, Any], golden: Mapping[str, list], file_lines: Mapping[str, int], k: int,
                  where: str, result: VerifyResult) -> None:
     queries = strategy.get("queries") or {}
-    reported_any = any(((q or {}).get("metrics") or {}).get("lines") for q in queries.values())
+    reported_any = any(((q or {}).get("metrics") or {}).get(LINES) for q in queries.values())
     if not reported_any:
         return  # a report from before the line-level measures
-    names = [m for q in queries.values() for m in (((q or {}).get("metrics") or {}).get("lines") or {})]
-    budgets = sorted({int(m.split("@")[1]) for m in names if m.startswith("budget_recall@")})
+    names = [m for q in queries.values() for m in (((q or {}).get("metrics") or {}).get(LINES) or {})]
+    budgets = sorted({int(cutoff) for metric, at, cutoff in (m.partition("@") for m in names)
+                      if metric == BUDGET_RECALL and at})
     expected = _expected_lines(strategy, golden, file_lines, k, budgets)
     for qid, values in expected.items():
-        reported = ((queries.get(qid) or {}).get("metrics") or {}).get("lines") or {}
+        reported = ((queries.get(qid) or {}).get("metrics") or {}).get(LINES) or {}
         for metric, value in values.items():
             result.checked += 1
             if not _close(reported.get(metric), value):
                 result.mismatches.append(
                     f"{where} query {qid!r} lines {metric}: report {reported.get(metric)!r}, trec_eval {value!r}")
-    aggregate = (strategy.get("aggregate") or {}).get("lines") or {}
+    aggregate = (strategy.get("aggregate") or {}).get(LINES) or {}
     for metric in aggregate:
         per_query = [v[metric] for v in expected.values() if metric in v]
         if not per_query:
@@ -280,8 +307,8 @@ def check_report(report_path: Path) -> VerifyResult:
     """Recompute every per-query metric of the report (and each aggregate mean) and compare within 1e-9."""
     report_path = Path(report_path)
     report = json.loads(report_path.read_text(encoding="utf-8"))
-    k = int(report.get("k", 10))
-    names = (f"ndcg@{k}", f"recall@{k}", f"mrr@{k}")
+    k = int(report.get("k", DEFAULT_K))
+    names = metric_keys(k)
     # Metrics do not depend on how a ranking was searched, so every (strategy, retrieval mode) entry is recomputed
     # alike; what is checked about the mode is that each entry's is one the report says it evaluated.
     modes = [m for m in str(report.get("retrieval") or "").split(",") if m]
@@ -302,32 +329,37 @@ def check_report(report_path: Path) -> VerifyResult:
             if mode and modes and mode not in modes:
                 result.mismatches.append(f"{where}: retrieval mode {mode!r} is not one of the report's {modes}")
             _check_lines(strategy, golden, suite.get("file_lines") or {}, k, where, result)
-            expected = _expected(strategy, golden, k, where, result)
-            queries = strategy.get("queries") or {}
-            for mode in MODES:
-                for qid, values in expected[mode].items():
-                    reported = ((queries.get(qid) or {}).get("metrics") or {}).get(mode) or {}
-                    for metric in names:
-                        result.checked += 1
-                        actual = reported.get(metric)
-                        if not _close(actual, values[metric]):
-                            result.mismatches.append(
-                                f"{where} query {qid!r} {mode} {metric}: report {actual!r}, "
-                                f"trec_eval {values[metric]!r}"
-                            )
-                aggregate = ((strategy.get("aggregate") or {}).get(mode)) or {}
-                for metric in names:
-                    if metric not in aggregate or not expected[mode]:
-                        continue
-                    result.checked += 1
-                    per_query = [v[metric] for v in expected[mode].values()]
-                    mean = math.fsum(per_query) / len(per_query)
-                    actual = _aggregate_value(aggregate[metric])
-                    if not _close(actual, mean):
-                        result.mismatches.append(
-                            f"{where} aggregate {mode} {metric}: report {actual!r}, mean of trec_eval {mean!r}"
-                        )
+            _check_ranks(strategy, _expected(strategy, golden, k, where, result), names, where, result)
     return result
+
+
+def _check_ranks(strategy: Mapping[str, Any], expected: Mapping[str, Mapping[str, Mapping[str, float]]],
+                 names: Sequence[str], where: str, result: VerifyResult) -> None:
+    """Compare one strategy's file- and chunk-mode metrics, per query and their means, with trec_eval's."""
+    queries = strategy.get("queries") or {}
+    for mode in RANK_MODES:
+        for qid, values in expected[mode].items():
+            reported = ((queries.get(qid) or {}).get("metrics") or {}).get(mode) or {}
+            for metric in names:
+                result.checked += 1
+                actual = reported.get(metric)
+                if not _close(actual, values[metric]):
+                    result.mismatches.append(
+                        f"{where} query {qid!r} {mode} {metric}: report {actual!r}, "
+                        f"trec_eval {values[metric]!r}"
+                    )
+        aggregate = ((strategy.get("aggregate") or {}).get(mode)) or {}
+        for metric in names:
+            if metric not in aggregate or not expected[mode]:
+                continue
+            result.checked += 1
+            per_query = [v[metric] for v in expected[mode].values()]
+            mean = math.fsum(per_query) / len(per_query)
+            actual = _aggregate_value(aggregate[metric])
+            if not _close(actual, mean):
+                result.mismatches.append(
+                    f"{where} aggregate {mode} {metric}: report {actual!r}, mean of trec_eval {mean!r}"
+                )
 
 
 def verify_report(report_path: Path) -> list[str]:

@@ -15,14 +15,8 @@ import pytest
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.regex_config.chunker import GrammarChunker
-from pytest_chunkeval.chunking.regex_config.config import (
-    GrammarConfigError,
-    blank,
-    load_config,
-    load_schema,
-    parse_config,
-    scan,
-)
+from pytest_chunkeval.chunking.regex_config.config import GrammarConfigError, load_config, load_schema, parse_config
+from pytest_chunkeval.chunking.regex_config.scanner import blank, scan
 
 ROOT = Path(__file__).resolve().parents[1]
 # Frozen copy of the shipped config as of the engine's tests; never sync it with strategies/ (see its README).
@@ -276,7 +270,7 @@ def test_corpus_is_chunked_losslessly_without_recovery(signatures: bool) -> None
 
 @pytest.mark.skipif(not CORPUS_FILES, reason="golden/avap/corpus not present")
 def test_token_budget_keeps_every_chunk_inside_the_window() -> None:
-    from pytest_chunkeval.retrieval.model_files import count_tokens
+    from pytest_chunkeval.scoring.sizing import count_tokens
 
     try:
         count_tokens("probe")

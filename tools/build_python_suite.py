@@ -201,6 +201,25 @@ def docstring_node(node) -> ast.Expr | None:
     return None
 
 
+def _is_dunder_or_property(node) -> bool:
+    """Special methods and property accessors: their docstrings describe a protocol, not what the code does."""
+    if node.name.startswith("__") and node.name.endswith("__"):
+        return True
+    decos = {decorator_name(d) for d in node.decorator_list}
+    return bool(decos & PROPERTY_DECORATORS or decos & {"setter", "getter", "deleter"})
+
+
+def _on_own_lines(node, doc: ast.Expr, rest: list, lines: list[str]) -> bool:
+    """The docstring sits on lines of its own (nothing before it on its first line, at most a comment after it,
+    the body starting below it), so it can be removed line-wise."""
+    if doc.lineno == node.lineno or lines[doc.lineno - 1][: doc.col_offset].strip():
+        return False
+    tail = lines[doc.end_lineno - 1][doc.end_col_offset :].strip()
+    if tail and not tail.startswith("#"):
+        return False
+    return rest[0].lineno > doc.end_lineno
+
+
 def find_candidates(text: str) -> list[Candidate]:
     tree = ast.parse(text)
     lines = text.split("\n")
@@ -213,24 +232,13 @@ def find_candidates(text: str) -> list[Candidate]:
         if nested or qual_counts[qual] != 1:
             continue  # closures and conditionally redefined names have no stable identity
         name = node.name
-        if name.startswith("__") and name.endswith("__"):
-            continue
-        decos = {decorator_name(d) for d in node.decorator_list}
-        if decos & PROPERTY_DECORATORS or decos & {"setter", "getter", "deleter"}:
+        if _is_dunder_or_property(node):
             continue
         doc = docstring_node(node)
         if doc is None:
             continue
         rest = node.body[1:]
-        if not rest or all(is_trivial(s) for s in rest):
-            continue
-        # The docstring must sit on lines of its own so it can be removed line-wise.
-        if doc.lineno == node.lineno or lines[doc.lineno - 1][: doc.col_offset].strip():
-            continue
-        tail = lines[doc.end_lineno - 1][doc.end_col_offset :].strip()
-        if tail and not tail.startswith("#"):
-            continue
-        if rest[0].lineno <= doc.end_lineno:
+        if not rest or all(is_trivial(s) for s in rest) or not _on_own_lines(node, doc, rest, lines):
             continue
         start, end = function_span(node)
         code_lines = (end - start + 1) - (doc.end_lineno - doc.lineno + 1)

@@ -425,21 +425,7 @@ def function_level_chunks(code: str, path: str, *, max_chunk_size: int = 1000, m
         return []
     data = code.encode("utf-8", "surrogatepass")
     size = span_sizer(size_unit, data, code)
-    try:
-        tree = parse(data, path, language=language)
-    except ParseTimeout:
-        _bump(stats, "parse_timeouts")
-        tree = None
-    lang: str | None = None
-    if tree is None:
-        _bump(stats, "fallback_files")
-        pieces = [_Piece(sp.start, sp.end, "text", 0, fallback=True)
-                  for sp in line_spans(data, 0, len(data), size, max_chunk_size)]
-    else:
-        lang = tree.spec.name
-        if tree.has_error:
-            _bump(stats, "parse_errors")
-        pieces = _FileChunker(tree, size, max_chunk_size, min_chunk_size, stats).run()
+    pieces, lang = _file_pieces(data, path, size, max_chunk_size, min_chunk_size, language, stats)
     out: list[Chunk] = []
     line, pos = 1, 0
     for p in pieces:
@@ -450,23 +436,48 @@ def function_level_chunks(code: str, path: str, *, max_chunk_size: int = 1000, m
         nl = data.count(b"\n", p.start, p.end)
         end_line = line + nl - 1 if p.end > p.start and data[p.end - 1] == 10 else line + nl
         body = data[p.start:p.end].decode("utf-8", "surrogatepass")
-        metadata: dict[str, Any] = {"language": lang, "fallback": p.fallback}
-        if p.name:
-            metadata["name"] = p.name
-        if p.part:
-            metadata["part"] = p.part
-        if p.containers:
-            metadata["part_of"] = list(p.containers)
         out.append(Chunk(text=body, path=path, start_line=line, end_line=end_line, start_byte=p.start,
-                         end_byte=p.end, strategy=strategy, kind=p.kind, metadata=metadata))
-        if p.kind == "class":
-            _bump(stats, "class_chunks")
-        elif p.kind == "remainder":
-            _bump(stats, "remainder_chunks")
+                         end_byte=p.end, strategy=strategy, kind=p.kind, metadata=_metadata(p, lang)))
+        if p.kind in _KIND_STATS:
+            _bump(stats, _KIND_STATS[p.kind])
         line += nl
         pos = p.end
     _bump(stats, "chunks", len(out))
     return out
+
+
+#: The counter each chunk kind adds to (functions are counted when found, ``text`` is the fallback's).
+_KIND_STATS = {"class": "class_chunks", "remainder": "remainder_chunks"}
+
+
+def _file_pieces(data: bytes, path: str, size: SpanSizer, max_size: int, min_size: int,
+                 language: str | LanguageSpec | None, stats: dict[str, int] | None) -> tuple[list[_Piece], str | None]:
+    """The file's pieces in order and its language; without a grammar (or past the parse time limit), whole lines
+    up to the limit and no language."""
+    try:
+        tree = parse(data, path, language=language)
+    except ParseTimeout:
+        _bump(stats, "parse_timeouts")
+        tree = None
+    if tree is None:
+        _bump(stats, "fallback_files")
+        return [_Piece(sp.start, sp.end, "text", 0, fallback=True)
+                for sp in line_spans(data, 0, len(data), size, max_size)], None
+    if tree.has_error:
+        _bump(stats, "parse_errors")
+    return _FileChunker(tree, size, max_size, min_size, stats).run(), tree.spec.name
+
+
+def _metadata(p: _Piece, lang: str | None) -> dict[str, Any]:
+    """A chunk's metadata: its language and whether it fell back, and its function's name and part where known."""
+    metadata: dict[str, Any] = {"language": lang, "fallback": p.fallback}
+    if p.name:
+        metadata["name"] = p.name
+    if p.part:
+        metadata["part"] = p.part
+    if p.containers:
+        metadata["part_of"] = list(p.containers)
+    return metadata
 
 
 class FunctionLevelChunker(Strategy):

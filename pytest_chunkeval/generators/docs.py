@@ -128,16 +128,7 @@ def _sample(scan: _Scan, opts: DocsOptions) -> tuple[list[DocCandidate], dict[st
     Blanking only removes text, so a sentence found absent stays absent; the loop tops up until ``max_queries``
     survive or the candidates run out. A dropped query's comment stays blanked, keeping the corpus monotone.
     """
-    usable: dict[str, list[DocCandidate]] = {}
-    for cand in scan.candidates:
-        if cand.drop is None:
-            usable.setdefault(cand.path, []).append(cand)
-    order = round_robin(usable, opts.seed, opts.max_per_file)
-    in_order = {id(c) for c in order}
-    for group in usable.values():
-        for cand in group:
-            if id(cand) not in in_order:
-                cand.drop = "over_per_file_cap"
+    order = _round_robin_order(scan, opts)
     texts = dict(scan.texts)
     blanked: dict[str, list[tuple[int, int]]] = {}
     chosen: list[DocCandidate] = []
@@ -157,13 +148,34 @@ def _sample(scan: _Scan, opts: DocsOptions) -> tuple[list[DocCandidate], dict[st
                 chosen.remove(cand)
     for cand in order[pos:]:
         cand.drop = "beyond_max_queries"
-    for rel in sorted(blanked):
+    _keep_parseable(scan, texts, sorted(blanked), chosen)
+    return chosen, texts
+
+
+def _round_robin_order(scan: _Scan, opts: DocsOptions) -> list[DocCandidate]:
+    """The usable candidates in seeded round-robin order over files; those past the per-file cap are dropped."""
+    usable: dict[str, list[DocCandidate]] = {}
+    for cand in scan.candidates:
+        if cand.drop is None:
+            usable.setdefault(cand.path, []).append(cand)
+    order = round_robin(usable, opts.seed, opts.max_per_file)
+    in_order = {id(c) for c in order}
+    for group in usable.values():
+        for cand in group:
+            if id(cand) not in in_order:
+                cand.drop = "over_per_file_cap"
+    return order
+
+
+def _keep_parseable(scan: _Scan, texts: dict[str, str], blanked: list[str], chosen: list[DocCandidate]) -> None:
+    """A file that parsed before its comments were blanked must still parse after: else it is restored and its
+    queries dropped (never observed; kept as a guard: the corpus must stay parseable)."""
+    for rel in blanked:
         if _parses_cleanly(rel, scan.texts[rel]) and not _parses_cleanly(rel, texts[rel]):
-            texts[rel] = scan.texts[rel]  # never observed; kept as a guard: the corpus must stay parseable
+            texts[rel] = scan.texts[rel]
             for cand in [c for c in chosen if c.path == rel]:
                 cand.drop = "blanking_broke_parse"
                 chosen.remove(cand)
-    return chosen, texts
 
 
 def _qualified(c: DocCandidate) -> str:

@@ -173,10 +173,8 @@ def _attribute(
             c.drop = "too_scattered"
 
 
-def build_from_history(repo: Path, out: Path, opts: HistoryOptions | None = None, command: str = "") -> dict[str, Any]:
-    """Build the suite under ``out``; returns the meta dict (also written to ``out/meta.json``)."""
-    opts = opts or HistoryOptions()
-    head = resolve(repo, opts.rev)
+def _corpus_at(repo: Path, head: str, opts: HistoryOptions) -> tuple[dict[str, str], Counter[str]]:
+    """The code files at ``head`` (path -> text), and how many were skipped, by reason."""
     skipped: Counter[str] = Counter()
     paths = [p for p in files_at(repo, head)
              if PurePosixPath(p).suffix.lower() in CODE_EXTENSIONS and not under(p, opts.exclude)]
@@ -191,6 +189,25 @@ def build_from_history(repo: Path, out: Path, opts: HistoryOptions | None = None
             skipped[problem] += 1
         else:
             corpus[p] = text
+    return corpus, skipped
+
+
+def _drop_shared_and_verbatim(survivors: list[_Candidate], corpus: dict[str, str]) -> None:
+    """A subject two commits share says nothing about either, and one written in the corpus is found as text."""
+    shared = Counter(normalized_words(c.query) for c in survivors)
+    index = VerbatimIndex(corpus.values())
+    for cand in survivors:
+        if shared[normalized_words(cand.query)] > 1:
+            cand.drop = "shared_text"
+        elif cand.query in index:
+            cand.drop = "verbatim_in_corpus"
+
+
+def build_from_history(repo: Path, out: Path, opts: HistoryOptions | None = None, command: str = "") -> dict[str, Any]:
+    """Build the suite under ``out``; returns the meta dict (also written to ``out/meta.json``)."""
+    opts = opts or HistoryOptions()
+    head = resolve(repo, opts.rev)
+    corpus, skipped = _corpus_at(repo, head, opts)
     history = commits(repo, head, opts.max_commits)
     candidates: list[_Candidate] = []
     dropped: Counter[str] = Counter()
@@ -208,14 +225,7 @@ def build_from_history(repo: Path, out: Path, opts: HistoryOptions | None = None
             owners = {p: blame(repo, head, p, ignore) for p in sorted(corpus) if not is_aux_path(p)}
         for cand in alive:
             _attribute(cand, owners, texts, opts)
-    survivors = [c for c in candidates if c.drop is None]
-    shared = Counter(normalized_words(c.query) for c in survivors)
-    index = VerbatimIndex(corpus.values())
-    for cand in survivors:
-        if shared[normalized_words(cand.query)] > 1:
-            cand.drop = "shared_text"
-        elif cand.query in index:
-            cand.drop = "verbatim_in_corpus"
+    _drop_shared_and_verbatim([c for c in candidates if c.drop is None], corpus)
     groups: dict[str, list[_Candidate]] = {}
     for cand in candidates:
         if cand.drop is None:

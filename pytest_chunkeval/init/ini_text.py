@@ -48,34 +48,44 @@ def _value_end(lines: Sequence[str], row: int, col: int) -> int:
     may go on over several lines; comments and string contents are not brackets."""
     depth, quote = 0, ""
     for j in range(row, len(lines)):
-        line, k = lines[j], (col if j == row else 0)
-        while k < len(line):
-            if quote:
-                if quote[0] == '"' and line[k] == "\\":
-                    k += 2
-                elif line.startswith(quote, k):
-                    k, quote = k + len(quote), ""
-                else:
-                    k += 1
-                continue
-            c = line[k]
-            if c == "#":
-                break
-            if line.startswith(('"""', "'''"), k):
-                quote, k = line[k:k + 3], k + 3
-                continue
-            if c in "\"'":
-                quote = c
-            elif c in "[{":
-                depth += 1
-            elif c in "]}":
-                depth -= 1
-            k += 1
+        depth, quote = _read_toml(lines[j], col if j == row else 0, depth, quote)
         if len(quote) == 1:
             quote = ""  # a one-line string cannot go on: the file is malformed, and the final parse says so
         if depth <= 0 and not quote:
             return j
     return len(lines) - 1
+
+
+def _read_toml(line: str, k: int, depth: int, quote: str) -> tuple[int, str]:
+    """The bracket depth and the open string's quote ("" when none) after reading ``line`` from column ``k``."""
+    while k < len(line):
+        if quote:
+            k, quote = _string_step(line, k, quote)
+            continue
+        c = line[k]
+        if c == "#":
+            break
+        if line.startswith(('"""', "'''"), k):
+            quote, k = line[k:k + 3], k + 3
+            continue
+        if c in "\"'":
+            quote = c
+        elif c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+        k += 1
+    return depth, quote
+
+
+def _string_step(line: str, k: int, quote: str) -> tuple[int, str]:
+    """One step inside a string opened by ``quote``: an escape (basic strings only), the closing quote (then no
+    string is open), or one character."""
+    if quote[0] == '"' and line[k] == "\\":
+        return k + 2, quote
+    if line.startswith(quote, k):
+        return k + len(quote), ""
+    return k + 1, quote
 
 
 def toml_sections(lines: Sequence[str]) -> dict[tuple[str, ...], Section]:

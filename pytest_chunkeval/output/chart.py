@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pytest_chunkeval.vocabulary import CHUNK, FILE, NDCG, label, metric_key
+
 
 def write_chart(report: dict[str, Any], path: Path) -> None:
     import matplotlib
@@ -15,12 +17,12 @@ def write_chart(report: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     k = report["k"]
-    metric = f"ndcg@{k}"
+    metric = metric_key(NDCG, k)
     suites = [(key, s) for key, s in report["suites"].items() if any(map(_scored, s["strategies"].values()))]
     fig, axes = plt.subplots(len(suites), 1, figsize=(10, 3.2 * max(len(suites), 1)), squeeze=False)
     for ax, (key, suite) in zip(axes[:, 0], suites, strict=True):
         names = [n for n, e in suite["strategies"].items() if _scored(e)]
-        for offset, mode, colour in ((-0.2, "file", "#3b6ea8"), (0.2, "chunk", "#d98c3a")):
+        for offset, mode, colour in ((-0.2, FILE, "#3b6ea8"), (0.2, CHUNK, "#d98c3a")):
             means, lows, highs = [], [], []
             for n in names:
                 iv = suite["strategies"][n]["intervals"][mode][metric]
@@ -31,10 +33,10 @@ def write_chart(report: dict[str, Any], path: Path) -> None:
             ax.bar(xs, means, width=0.4, color=colour, label=f"{mode} mode", yerr=[lows, highs], capsize=3)
         base = suite["strategies"].get(report["baseline"])
         if base and not (base.get("skipped") or base.get("failed")):
-            ax.axhline(base["aggregate"]["file"][metric], color="#3b6ea8", linestyle=":", linewidth=1)
+            ax.axhline(base["aggregate"][FILE][metric], color="#3b6ea8", linestyle=":", linewidth=1)
         ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
         ax.set_ylim(0, 1)
-        ax.set_ylabel(f"NDCG@{k}")
+        ax.set_ylabel(label(NDCG, k))
         ax.set_title(
             f"{key} — {suite['queries']} queries, {report['retrieval']} retrieval (dotted: baseline, file mode)"
         )

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pytest_chunkeval.vocabulary import NDCG, RECALL, label
+
 if TYPE_CHECKING:
     from pytest_chunkeval.output.report import Summary
     from pytest_chunkeval.verdict import Verdict
@@ -24,8 +26,9 @@ def context(summary: Summary) -> str:
     elif base.get("report"):
         parts.append(f"head vs the stored report {base['report']}")
     if summary.comparisons:
-        parts.append(f"{summary.family_size} paired tests can fail the run (file-mode NDCG@{summary.k} and "
-                     f"R@{summary.k} of each changed strategy), {METHODS.get(summary.correction, summary.correction)}")
+        gating = f"file-mode {label(NDCG, summary.k)} and {label(RECALL, summary.k)}"
+        parts.append(f"{summary.family_size} paired tests can fail the run ({gating} of each changed strategy), "
+                     f"{METHODS.get(summary.correction, summary.correction)}")
     return "; ".join(parts)
 
 

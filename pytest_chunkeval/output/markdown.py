@@ -24,6 +24,7 @@ from pytest_chunkeval.output.tables import (
     warning_lines,
 )
 from pytest_chunkeval.scoring.comparison import QueryChange, StrategyComparison
+from pytest_chunkeval.vocabulary import CHUNK, FILE
 
 STEP_SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB, with room for other steps' lines
 
@@ -109,7 +110,7 @@ def sections(summary: Summary) -> list[str]:
     out = ["\n".join(head) + "\n"]
     for key in summary.comparisons:
         part = ["## Head vs base: " + key, ""]
-        part += render_markdown(comparison_table(summary, key, "file"))
+        part += render_markdown(comparison_table(summary, key, FILE))
         part += [comparison_legend(summary), ""]
         part += [f"- **{line}**" for line in resolving_lines(summary, key)]
         part += [f"- {line}" for line in query_changes_lines(summary, key)]
@@ -135,7 +136,7 @@ def sections(summary: Summary) -> list[str]:
     for key in summary.comparisons:
         details = [d for c in summary.comparisons[key].strategies.values() for d in _strategy_details(c, k)]
         details.append(
-            _details("the same comparison in chunk mode", render_markdown(comparison_table(summary, key, "chunk")))
+            _details("the same comparison in chunk mode", render_markdown(comparison_table(summary, key, CHUNK)))
         )
         out.append("\n".join([f"### What changed on {key}", "", *details]))
     return out

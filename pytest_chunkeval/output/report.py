@@ -135,7 +135,7 @@ def build_report(summary: Summary, root: Path, complete: bool = True) -> dict[st
 def run_identity(k: int, model: dict[str, Any], modes: tuple[str, ...]) -> dict[str, Any]:
     """What another run must share to be compared with this one (comparable.FIELDS)."""
     from pytest_chunkeval.comparable import identity, metric_set
-    from pytest_chunkeval.scoring.line_metrics import DEFAULT_BUDGETS
+    from pytest_chunkeval.vocabulary import DEFAULT_BUDGETS
 
     return identity(k, str(model.get("id")), model.get("sha256") or {}, modes, DEFAULT_BUDGETS,
                     metric_set(k, DEFAULT_BUDGETS))

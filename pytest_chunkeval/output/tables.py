@@ -11,7 +11,22 @@ from typing import Any
 from pytest_chunkeval.output.report import Summary
 from pytest_chunkeval.results import StrategyResult, SuiteResult
 from pytest_chunkeval.scoring.comparison import MetricDelta, StrategyComparison
-from pytest_chunkeval.scoring.line_metrics import DEFAULT_BUDGETS, line_metric_names
+from pytest_chunkeval.vocabulary import (
+    BUDGET_RECALL,
+    CHUNK,
+    DEFAULT_BUDGETS,
+    FILE,
+    LABELS,
+    LINES,
+    NDCG,
+    RANK_METRICS,
+    RECALL,
+    label,
+    line_metric_keys,
+    metric_key,
+    metric_keys,
+    split_key,
+)
 
 
 @dataclass
@@ -41,8 +56,8 @@ def _gates_cell(summary: Summary, key: str, name: str) -> str:
 
 def _line_cells(s: StrategyResult, k: int) -> list[str]:
     """Line-projected NDCG and budget recall (``—`` for a stored report from before they were measured)."""
-    lines = s.means.get("lines", {})
-    names = line_metric_names(k)
+    lines = s.means.get(LINES, {})
+    names = line_metric_keys(k)
     return [f"{lines[n]:.3f}" if n in lines else "—" for n in names]
 
 
@@ -62,11 +77,11 @@ def retrieval_table(summary: Summary, key: str) -> Table:
     metrics and budget recall when asked (``summary.columns``); gates only when asked for (``--chunkeval-gate``):
     a gate nobody asked for fails nothing, and a ``fail`` in every row only taught readers to ignore the column."""
     suite, k = summary.suites[key], summary.k
-    nd, rc, mr = f"ndcg@{k}", f"recall@{k}", f"mrr@{k}"
-    chunk, budget = "chunk" in summary.columns, "budget" in summary.columns
-    columns = ["strategy", f"NDCG@{k} file [95% CI]", f"R@{k} file", f"MRR@{k} file"]
-    columns += [f"NDCG@{k} chunk", f"R@{k} chunk", f"MRR@{k} chunk"] if chunk else []
-    columns += [f"NDCG@{k} lines", *(f"BR@{b}" for b in DEFAULT_BUDGETS if budget)]
+    nd, rc, mr = metric_keys(k)
+    chunk, budget = CHUNK in summary.columns, "budget" in summary.columns
+    columns = ["strategy", f"{label(NDCG, k)} {FILE} [95% CI]", *(f"{label(m, k)} {FILE}" for m in RANK_METRICS[1:])]
+    columns += [f"{label(m, k)} {CHUNK}" for m in RANK_METRICS] if chunk else []
+    columns += [f"{label(NDCG, k)} {LINES}", *(label(BUDGET_RECALL, b) for b in DEFAULT_BUDGETS if budget)]
     columns += [f"ΔNDCG vs {summary.baseline} (p)", "misses", *(["gates"] if summary.gated else [])]
     t = Table(f"{key} — {suite.files} files, {len(suite.queries)} queries, {_retrieval_words(summary)}, k={k}",
               columns, right=set(range(1, len(columns) - (1 if summary.gated else 0))))
@@ -76,7 +91,7 @@ def retrieval_table(summary: Summary, key: str) -> Table:
         if s.failed:  # a row, so a failure is never read as an absence; the reason is listed under the tables
             t.rows.append([name, "failed to build", *["—"] * (len(t.columns) - 2)])
             continue
-        vs = summary.vs_baseline(key, name).get("file", {}).get(nd)
+        vs = summary.vs_baseline(key, name).get(FILE, {}).get(nd)
         if s.name == summary.baseline:
             delta = "—"
         elif vs and vs["relative"] is not None:
@@ -87,8 +102,8 @@ def retrieval_table(summary: Summary, key: str) -> Table:
         lines = _line_cells(s, k)
         # A strategy whose own chunking failed on some files is partly measuring the fixed-window fallback.
         shown = f"{name} (fallback {len(s.fallbacks)}/{s.files} files)" if s.fallbacks else name
-        row = [shown, _ci(summary, s, "file", nd), f"{m['file'][rc]:.3f}", f"{m['file'][mr]:.3f}"]
-        row += [f"{m['chunk'][nd]:.3f}", f"{m['chunk'][rc]:.3f}", f"{m['chunk'][mr]:.3f}"] if chunk else []
+        row = [shown, _ci(summary, s, FILE, nd), f"{m[FILE][rc]:.3f}", f"{m[FILE][mr]:.3f}"]
+        row += [f"{m[CHUNK][nd]:.3f}", f"{m[CHUNK][rc]:.3f}", f"{m[CHUNK][mr]:.3f}"] if chunk else []
         row += [lines[0], *(lines[1:] if budget else [])]
         row += [delta, str(s.misses), *([_gates_cell(summary, key, name)] if summary.gated else [])]
         t.rows.append(row)
@@ -98,12 +113,13 @@ def retrieval_table(summary: Summary, key: str) -> Table:
 def retrieval_legend(summary: Summary) -> str:
     k = summary.k
     parts = [
-        f"NDCG/R/MRR@{k} file: the top {k} chunks judged by their file (duplicates removed)",
+        f"{metric_key('/'.join(LABELS[m] for m in RANK_METRICS), k)} {FILE}: the top {k} chunks judged by their file "
+        "(duplicates removed)",
         "lines: NDCG over the relevant lines the chunks cover",
         f"Δ: relative to {summary.baseline}, paired randomization p",
         f"misses: queries with no chunk in the top {k} on a relevant span",
     ]
-    if "chunk" in summary.columns:
+    if CHUNK in summary.columns:
         parts.append("chunk: each chunk judged on its own (splitting a relevant function costs recall)")
     if "budget" in summary.columns:
         parts.append("BR@n: share of relevant lines within the first n tokens retrieved")
@@ -194,7 +210,7 @@ def _delta_cells(d: MetricDelta | None, unchanged: bool) -> list[str]:
 
 
 def _mde_cell(c: StrategyComparison) -> str:
-    found = [d.mde for d in c.deltas if d.gating and d.mode == "file"]
+    found = [d.mde for d in c.deltas if d.gating and d.mode == FILE]
     return " / ".join(f"{m:.3f}" if m is not None else "—" for m in found) or "—"
 
 
@@ -210,14 +226,14 @@ def _verdict_cell(c: StrategyComparison) -> str:
     return ("FAIL" if c.failed else "ok") + lost + gained
 
 
-def comparison_table(summary: Summary, key: str, mode: str = "file") -> Table:
+def comparison_table(summary: Summary, key: str, mode: str = FILE) -> Table:
     """``strategy | base → head`` per metric with Δ, its interval and p | index and chunks Δ | verdict."""
     cmp, k = summary.comparisons[key], summary.k
     against = (summary.base or {}).get("ref") or (summary.base or {}).get("report") or "base"
     columns = ["strategy"]
-    for label in (f"NDCG@{k}", f"R@{k}", f"MRR@{k}"):
-        columns += [f"{label} base → head", "Δ [95% CI]", "p"]
-    mde = [f"MDE NDCG / R (tol {summary_tolerance(summary)})"] if mode == "file" else []
+    for metric in RANK_METRICS:
+        columns += [f"{label(metric, k)} base → head", "Δ [95% CI]", "p"]
+    mde = [f"MDE NDCG / R (tol {summary_tolerance(summary)})"] if mode == FILE else []
     t = Table(
         f"{key} — head vs {against}, {mode} mode (Δ = head − base over paired queries; ▼ fails the check)",
         [*columns, *mde, "index Δ", "chunks", "verdict"], right=set(range(1, 12 + len(mde))),
@@ -227,8 +243,8 @@ def comparison_table(summary: Summary, key: str, mode: str = "file") -> Table:
             size = f"{c.size_change:+.1%}" if c.size_change is not None else "—"
             if c.size_regressed:
                 size += " ▼"
-            cells = [cell for m in ("ndcg", "recall", "mrr")
-                     for cell in _delta_cells(c.delta(mode, f"{m}@{k}"), c.status == "unchanged")]
+            cells = [cell for m in RANK_METRICS
+                     for cell in _delta_cells(c.delta(mode, metric_key(m, k)), c.status == "unchanged")]
             cells += [_mde_cell(c)] if mde else []
             t.rows.append([name, *cells, size, f"{c.base_chunks} → {c.head_chunks}", _verdict_cell(c)])
         elif c.status != "skipped":  # skipped ones are listed under the table (not_compared_lines)
@@ -243,7 +259,7 @@ def summary_tolerance(summary: Summary) -> str:
 def comparison_legend(summary: Summary) -> str:
     k = summary.k
     return (f"Legend — p: paired randomization test; adj: adjusted across the {summary.family_size} tests that can "
-            f"fail the run (file-mode NDCG@{k} and R@{k} of each changed strategy; "
+            f"fail the run (file-mode {label(NDCG, k)} and {label(RECALL, k)} of each changed strategy; "
             f"{summary.correction}); the other metrics inform and never fail. MDE: the smallest fall of the mean "
             f"this suite detects with 80% power at the family's per-test alpha; tol: the fall the check allows. "
             "verdict: FAIL when a gating metric fell past tol with adj below alpha, or the index grew past its "
@@ -257,9 +273,9 @@ def resolving_lines(summary: Summary, key: str) -> list[str]:
     if cmp is None:
         return []
     out = []
-    for metric in ("ndcg", "recall"):
+    for metric in (NDCG, RECALL):
         found = [(d.mde, d.queries_for_tolerance, c.paired) for c in cmp.strategies.values() for d in c.deltas
-                 if d.gating and d.metric.startswith(metric) and d.mde is not None]
+                 if d.gating and split_key(d.metric)[0] == metric and d.mde is not None]
         blind = [f for f in found if f[0] > summary.tolerance]
         if not blind:
             continue
@@ -269,7 +285,7 @@ def resolving_lines(summary: Summary, key: str) -> list[str]:
         more = f"; about {needed[len(needed) // 2]:,} paired queries would" if needed else ""
         span = f"{low:.3f}" if f"{low:.3f}" == f"{high:.3f}" else f"{low:.3f}–{high:.3f}"
         out.append(f"{key}: {n} paired queries cannot detect a fall of {summary_tolerance(summary)} in "
-                   f"{metric.upper() if metric == 'ndcg' else 'R'}@{summary.k} (file mode) for {len(blind)} of "
+                   f"{label(metric, summary.k)} (file mode) for {len(blind)} of "
                    f"{len(found)} strategies: the smallest fall they detect is {span}{more}")
     return out
 
@@ -302,11 +318,11 @@ def query_changes_lines(summary: Summary, key: str, limit: int | None = None) ->
     """Added/removed/changed golden queries (never paired), as one line each."""
     cmp = summary.comparisons[key]
     out = []
-    for label, ids in (("added", cmp.added), ("removed", cmp.removed), ("changed (text or relevance)", cmp.changed)):
+    for how, ids in (("added", cmp.added), ("removed", cmp.removed), ("changed (text or relevance)", cmp.changed)):
         if ids:
             shown = ids if limit is None else ids[:limit]
             more = f" … and {len(ids) - len(shown)} more" if len(shown) < len(ids) else ""
-            out.append(f"queries {label} since base, left out of the paired tests: {', '.join(shown)}{more}")
+            out.append(f"queries {how} since base, left out of the paired tests: {', '.join(shown)}{more}")
     return out
 
 

@@ -21,13 +21,13 @@ import numpy as np
 from pytest_chunkeval.retrieval.cache_store import CacheView, CacheWarning, WarnFn
 from pytest_chunkeval.retrieval.heap import release_heap
 from pytest_chunkeval.retrieval.identifiers import split_words
+from pytest_chunkeval.retrieval.index_clean import CleanResult, clean
 from pytest_chunkeval.retrieval.storage import StorageOptions, connect, is_local, redact_uri
 from pytest_chunkeval.retrieval.table_identity import TableIdentity, is_legacy_name, read_record
 from pytest_chunkeval.retrieval.table_rows import Batch, Hit, Row, arrow_batch, arrow_payload_bytes
+from pytest_chunkeval.vocabulary import FTS, RETRIEVAL_MODES, VECTOR
 
 os.environ.setdefault("LANCEDB_LOG", "error")
-
-RETRIEVAL_MODES = ("hybrid", "vector", "fts")
 
 
 #: Bump when anything changes what :meth:`IndexStore.search` returns for a table (modes, reranker, tie handling):
@@ -308,10 +308,8 @@ class IndexStore:
             dropped.append(other)
         return dropped
 
-    def clean(self, strategies: set[str] | None = None, root: Path | None = None) -> Any:
+    def clean(self, strategies: set[str] | None = None, root: Path | None = None) -> CleanResult:
         """Drop the tables nothing will reuse and old versions of the rest (:func:`index_clean.clean`)."""
-        from pytest_chunkeval.retrieval.index_clean import clean
-
         return clean(self, strategies, root)
 
     def search(self, name: str, vector: np.ndarray, text: str, mode: str, depth: int) -> list[Hit]:
@@ -320,16 +318,16 @@ class IndexStore:
         words = split_words(text)
         if mode not in RETRIEVAL_MODES:
             raise ValueError(f"unknown retrieval mode {mode!r}; choose one of {', '.join(RETRIEVAL_MODES)}")
-        if mode == "fts" and not words:
+        if mode == FTS and not words:
             return []
         # A query with no word characters has nothing for BM25: hybrid degrades to its vector half.
-        if mode == "vector" or not words:
+        if mode == VECTOR or not words:
             res = (
                 tbl.search(vector, query_type="vector").distance_type("cosine").limit(depth).select(["chunk_id"])
                 .to_list()
             )
             return [Hit(r["chunk_id"], 1.0 - float(r["_distance"])) for r in res]
-        if mode == "fts":
+        if mode == FTS:
             res = tbl.search(words, query_type="fts").limit(depth).select(["chunk_id"]).to_list()
             return [Hit(r["chunk_id"], float(r["_score"])) for r in res]
         from lancedb.rerankers import RRFReranker

@@ -9,15 +9,36 @@ pytest-chunkeval's (a shared LanceDB) are left alone and counted.
 from __future__ import annotations
 
 import warnings
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from pytest_chunkeval.retrieval.table_identity import NAME, TableIdentity, is_legacy_name, read_record, suite_gone
 
-if TYPE_CHECKING:
-    from pytest_chunkeval.retrieval.index import IndexStore
+
+class TableStore(Protocol):
+    """What cleaning needs of a store of tables (:class:`~pytest_chunkeval.retrieval.index.IndexStore` is one).
+
+    Declared here, so this module depends on no store: the store calls :func:`clean` on itself, and the import runs
+    one way only (index -> index_clean)."""
+
+    lock_dir: Path
+
+    @property
+    def local(self) -> bool: ...  # a folder on this machine (bytes freed are measured only there)
+
+    @property
+    def db(self) -> Any: ...  # the LanceDB connection
+
+    def _names(self) -> set[str]: ...
+
+    def _folder(self, name: str) -> Path: ...
+
+    def locked(self, key: str) -> AbstractContextManager[None]: ...
+
+    def drop(self, name: str) -> None: ...
 
 
 @dataclass
@@ -65,7 +86,7 @@ def _stale(records: dict[str, TableIdentity], strategies: set[str] | None, root:
     return stale
 
 
-def clean(store: IndexStore, strategies: set[str] | None = None, root: Path | None = None) -> CleanResult:
+def clean(store: TableStore, strategies: set[str] | None = None, root: Path | None = None) -> CleanResult:
     """Drop stale tables, then remove every old version of the tables kept.
 
     ``strategies``: the names registered now (None: do not judge by strategy). ``root``: the project folder, to

@@ -68,14 +68,6 @@ def resolve_model(name_or_path: str | None) -> tuple[str, Path | None]:
     return name_or_path, None
 
 
-def count_tokens(text: str, model_dir: Path | None = None) -> int:
-    """Tokens the model in ``model_dir`` (the bundled one by default) sees for ``text``, including [CLS]/[SEP],
-    before truncation; counted by :mod:`.sizing`, the one place sizes are measured."""
-    from pytest_chunkeval.scoring.sizing import default_tokens, model_tokens
-
-    return (model_tokens(model_dir) if model_dir is not None else default_tokens()).count(text)
-
-
 class ModelNotFoundError(RuntimeError):
     """The model named by ``--chunkeval-model`` is not on this machine (nothing is downloaded at run time)."""
 

@@ -17,9 +17,8 @@ from typing import Any
 from pytest_chunkeval.results import ChunkSpan, QuerySpec, RankedChunk, StrategyResult, SuiteResult
 from pytest_chunkeval.scoring.family import GATING, adjust, mde, per_test_alpha, queries_needed, spread
 from pytest_chunkeval.scoring.stats import bootstrap_ci, paired_test
+from pytest_chunkeval.vocabulary import DEFAULT_K, RANK_METRICS, RANK_MODES, metric_key
 
-METRICS = ("ndcg", "recall", "mrr")
-MODES = ("file", "chunk")
 EPS = 1e-12
 
 
@@ -27,7 +26,7 @@ EPS = 1e-12
 class Policy:
     """When a head result counts as worse than its base (ini ``chunkeval_regression_*``)."""
 
-    k: int = 10
+    k: int = DEFAULT_K
     tolerance: float = 0.01  # absolute fall of a mean that is allowed
     alpha: float | None = 0.05  # the fall must also be significant (paired p < alpha); None: any fall past tolerance
     size_increase: float = 0.50  # index growth (relative) that fails, as the ADR's gate
@@ -141,9 +140,9 @@ class SuiteComparison:
 
 def _metric_deltas(base: StrategyResult, head: StrategyResult, ids: list[str], policy: Policy) -> list[MetricDelta]:
     out: list[MetricDelta] = []
-    for mode in MODES:
-        for short in METRICS:
-            metric = f"{short}@{policy.k}"
+    for mode in RANK_MODES:
+        for short in RANK_METRICS:
+            metric = metric_key(short, policy.k)
             try:
                 b = [float(base.queries[q].metrics[mode][metric]) for q in ids]
                 h = [float(head.queries[q].metrics[mode][metric]) for q in ids]

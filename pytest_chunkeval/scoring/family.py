@@ -14,12 +14,14 @@ import math
 from collections.abc import Sequence
 from statistics import NormalDist, stdev
 
+from pytest_chunkeval.vocabulary import FILE, NDCG, RECALL
+
 #: p-value adjustments across the family: Holm's step-down (family-wise error, any dependence), Benjamini-Hochberg
 #: (false discovery rate, for exploration), none (each test at alpha, as before).
 CORRECTIONS = ("holm", "bh", "none")
 #: The metrics whose falls can fail a run, by (relevance mode, metric): file-mode NDCG and Recall, the ADR's two
 #: headline numbers, judged on the view every strategy is fair in. MRR, chunk and line modes inform.
-GATING = (("file", "ndcg"), ("file", "recall"))
+GATING = ((FILE, NDCG), (FILE, RECALL))
 POWER = 0.80
 
 

@@ -23,14 +23,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from pytest_chunkeval.scoring.metrics import Ranked, Relevant
+from pytest_chunkeval.vocabulary import DEFAULT_BUDGETS, NDCG, Ranked, Relevant, budget_key, metric_key
 
-DEFAULT_BUDGETS = (512, 2048)
 Line = tuple[str, int]
-
-
-def line_metric_names(k: int, budgets: Sequence[int] = DEFAULT_BUDGETS) -> tuple[str, ...]:
-    return (f"ndcg@{k}", *(f"budget_recall@{b}" for b in budgets))
 
 
 def gold_lines(relevant: Sequence[Relevant], file_lines: Mapping[str, int]) -> dict[Line, int]:
@@ -95,8 +90,8 @@ def budget_recall(ranking: Sequence[Ranked], tokens: Sequence[int], relevant: Se
 def evaluate_lines(ranking: Sequence[Ranked], tokens: Sequence[int], relevant: Sequence[Relevant], k: int,
                    file_lines: Mapping[str, int] | None = None,
                    budgets: Sequence[int] = DEFAULT_BUDGETS) -> dict[str, float]:
-    """The line-mode metrics of one query, keyed as :func:`line_metric_names` names them."""
-    out = {f"ndcg@{k}": line_ndcg_at_k(ranking, relevant, k, file_lines)}
+    """The line-mode metrics of one query, keyed as :func:`vocabulary.line_metric_keys` names them."""
+    out = {metric_key(NDCG, k): line_ndcg_at_k(ranking, relevant, k, file_lines)}
     for b in budgets:
-        out[f"budget_recall@{b}"] = budget_recall(ranking, tokens, relevant, b, k, file_lines)
+        out[budget_key(b)] = budget_recall(ranking, tokens, relevant, b, k, file_lines)
     return out

@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+# Relevant, Ranked and ChunkRef live in the vocabulary (golden data and results use them without the metrics);
+# they stay importable from here.
+from pytest_chunkeval.vocabulary import CHUNK, DEFAULT_K, FILE, ChunkRef, Ranked, Relevant, metric_keys
 
 __all__ = [
     "Relevant",
@@ -40,36 +43,6 @@ __all__ = [
     "evaluate_query",
     "hit",
 ]
-
-
-@dataclass(frozen=True)
-class Relevant:
-    """One golden relevant item: a file, or a line range of a file (1-based, inclusive), with a grade >= 1."""
-
-    path: str
-    lines: tuple[int, int] | None = None
-    grade: int = 1
-
-
-@dataclass(frozen=True)
-class Ranked:
-    """One retrieved chunk.  A sequence of these is taken to be in rank order (see :func:`sort_ranking`)."""
-
-    chunk_id: str
-    path: str
-    start_line: int
-    end_line: int
-    score: float
-
-
-@dataclass(frozen=True)
-class ChunkRef:
-    """One chunk of a strategy's whole index; the universe from which chunk-mode relevant sets are drawn."""
-
-    chunk_id: str
-    path: str
-    start_line: int
-    end_line: int
 
 
 def sort_ranking(items: Iterable[Ranked]) -> list[Ranked]:
@@ -185,13 +158,12 @@ def mrr_at_k(gains: Sequence[int], k: int) -> float:
     return 0.0
 
 
-def metric_names(k: int) -> tuple[str, str, str]:
-    """The metric keys used in results and reports for cutoff ``k``."""
-    return (f"ndcg@{k}", f"recall@{k}", f"mrr@{k}")
+#: The metric keys used in results and reports for cutoff ``k`` (the vocabulary's name for it is ``metric_keys``).
+metric_names = metric_keys
 
 
 def _scores(gains: list[int], ideal: list[int], k: int) -> dict[str, float]:
-    ndcg, recall, mrr = metric_names(k)
+    ndcg, recall, mrr = metric_keys(k)
     return {
         ndcg: ndcg_at_k(gains, ideal, k),
         recall: recall_at_k(gains, len(ideal), k),
@@ -200,7 +172,7 @@ def _scores(gains: list[int], ideal: list[int], k: int) -> dict[str, float]:
 
 
 def evaluate_query(
-    ranking: Sequence[Ranked], relevant: Sequence[Relevant], all_chunks: Sequence[ChunkRef], k: int = 10
+    ranking: Sequence[Ranked], relevant: Sequence[Relevant], all_chunks: Sequence[ChunkRef], k: int = DEFAULT_K
 ) -> dict[str, dict[str, float]]:
     """All metrics of one query in both modes: ``{"file": {"ndcg@k", "recall@k", "mrr@k"}, "chunk": {...}}``.
 
@@ -210,7 +182,7 @@ def evaluate_query(
         raise ValueError(f"k must be >= 1, got {k}")
     f_gains, f_ideal = file_mode(ranking, relevant, k)
     c_gains, c_ideal = chunk_mode(ranking, relevant, all_chunks, k)
-    return {"file": _scores(f_gains, f_ideal, k), "chunk": _scores(c_gains, c_ideal, k)}
+    return {FILE: _scores(f_gains, f_ideal, k), CHUNK: _scores(c_gains, c_ideal, k)}
 
 
 def hit(ranking: Sequence[Ranked], relevant: Sequence[Relevant], k: int) -> bool:

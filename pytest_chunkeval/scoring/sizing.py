@@ -27,6 +27,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from pytest_chunkeval.retrieval.model_files import default_model_dir
+
 SIZE_UNITS = ("chars", "nonws_chars", "tokens")
 SpanSizer = Callable[[int, int], int]
 #: The one whitespace rule of ``nonws_chars`` (ASCII whitespace, as astchunk counts).
@@ -179,9 +181,14 @@ def model_tokens(model_dir: Path, window: int | None = None) -> ModelTokens:
 def default_tokens() -> ModelTokens:
     """The bundled all-MiniLM-L6-v2's window (256) and tokenizer: what "tokens" means outside an evaluation
     (a strategy used directly, ``ast_chunks(...)`` called by hand)."""
-    from pytest_chunkeval.retrieval.model_files import default_model_dir
-
     return model_tokens(default_model_dir())
+
+
+def count_tokens(text: str, model_dir: Path | None = None) -> int:
+    """Tokens the model in ``model_dir`` (the bundled one by default) sees for ``text``, including [CLS]/[SEP],
+    before truncation. Here, not in ``retrieval.model_files``: that module only finds and checks the model's files,
+    and counting is a size, measured in this one place."""
+    return (model_tokens(model_dir) if model_dir is not None else default_tokens()).count(text)
 
 
 def text_size(text: str, unit: str = "chars", model: TokenModel | None = None) -> int:

@@ -116,6 +116,13 @@ def _common(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
     return a[:n]
 
 
+def _gap_cut(data: bytes, end: int, start: int) -> int:
+    """Where the gap between a child ending at ``end`` and the next starting at ``start`` is cut: after the gap's
+    first newline, else at the next child (a comment on the code's line stays with it)."""
+    nl = data.find(b"\n", end, start) if end < start else -1
+    return start if nl < 0 else nl + 1
+
+
 def line_spans(data: bytes, a: int, b: int, size: SpanSizer, max_size: int,
                ctx: tuple[Any, ...] = (), fallback: bool = True) -> list[Span]:
     """Cut ``data[a:b]`` into spans of whole lines that fit; a line that alone is too big is cut by characters."""
@@ -250,14 +257,19 @@ class Splitter:
         kids = raw.children
         if not kids:
             return line_spans(self.data, s, e, self.size, self.max, ctx, fallback=False)
-        out: list[Span] = []
         if self.has_error and raw.has_error:  # per-node error checks only where the subtree has errors
+            out: list[Span] = []
             segs = self._segments(kids, s, e)
             segs.reverse()
             last = self._place(segs, None, out, ctx, True)
             if last is not None:
                 out.append(last)
             return out
+        return self._clean_children(kids, s, e, ctx)
+
+    def _clean_children(self, kids: list[Any], s: int, e: int, ctx: tuple[Any, ...]) -> list[Span]:
+        """:meth:`children` of a subtree without parse errors: segments formed and placed in one pass."""
+        out: list[Span] = []
         data, size, max_size, ident = self.data, self.size, self.max, self.ident
         find = data.find
         symbols = self.symbols  # a subtree without errors holds no ERROR node: every symbol id is in the table
@@ -290,14 +302,7 @@ class Splitter:
                     i += 1
                     continue
                 # the gap is cut after its first newline; usually the gap starts with one, or there is no gap
-                if gend < cs:
-                    if data[gend] == 10:
-                        b = gend + 1
-                    else:
-                        nl = find(b"\n", gend, cs)
-                        b = cs if nl < 0 else nl + 1
-                else:
-                    b = cs
+                b = gend + 1 if gend < cs and data[gend] == 10 else _gap_cut(data, gend, cs)
             # place segment [a, b): kids[first:i], ``main`` its code node
             if (b - a if ident else size(a, b)) <= max_size:
                 cur = fit(a, b, main, mtype, mkind, cur, out, ctx)
@@ -377,7 +382,7 @@ class Splitter:
         regrouped (comments + code), split along its children, or cut by lines (leaves and ERROR nodes).
         ``errors``: the subtree has parse errors, so nodes are checked for them.
         """
-        data, size, max_size, by_type = self.data, self.size, self.max, self.by_type
+        size, max_size = self.size, self.max
         symbols = self.symbols
         while work:
             a, b, group, main, t = work.pop()
@@ -394,48 +399,64 @@ class Splitter:
                 if err:
                     self._count("error_regions")
                 cur = self._fit(a, b, main, t, mkind, cur, out, ctx, err)
-                continue
-            kind = self._kind(main, mkind)
-            uid = -1
-            if by_type and kind in UNIT_KINDS:
-                self._ids += 1
-                uid = self._ids
-            fresh = False
-            if is_error:
-                self._count("fallback_regions")
-                pieces = line_spans(data, a, b, size, max_size, ctx)
             else:
-                # text before an oversized node (``x = ``, a heading, imports) flows into its first piece,
-                # when it is glue (a piece of another unit never joins: it could mix two units)
-                carry = cur is not None and cur.unit < 0 and cur.ctx is ctx and not cur.partial \
-                    and not (self.isolate and uid >= 0)
-                start = cur.start if carry else a  # type: ignore[union-attr]
-                if main is not None and main.child_count > 0:
-                    inner_ctx = ctx + (main,) if kind in UNIT_KINDS else ctx
-                    pieces = self.children(main, start, b, inner_ctx)
-                else:
-                    self._count("oversized_leaves")
-                    pieces = line_spans(data, start, b, size, max_size, ctx, fallback=False)
-                if carry:
-                    pieces[0].nodes = cur.nodes + pieces[0].nodes  # type: ignore[union-attr]
-                    pieces[0].types = cur.types + pieces[0].types  # type: ignore[union-attr]
-                    cur = None
-                if uid >= 0:  # pieces of one unit: a unit starts its own chunk, its pieces share its id
-                    fresh = pieces[0].opens = True
-                    for p in pieces:
-                        p.unit = uid
-            if len(pieces) > 1:
-                for p in pieces:
-                    p.partial = True
-            for k, p in enumerate(pieces):
-                # only the first piece may join what came before: the pieces were already merged one level down
-                if k == 0 and cur is not None and not fresh and self.can_merge(cur, p) \
-                        and not (self.isolate and (cur.unit >= 0 or p.unit >= 0)):
-                    cur = self.merge(cur, p)
-                else:
-                    if cur is not None:
-                        out.append(cur)
-                    cur = p
+                cur = self._oversized(a, b, main, mkind, is_error, cur, out, ctx)
+        return cur
+
+    def _oversized(self, a: int, b: int, main: Any, mkind: Any, is_error: bool, cur: Span | None, out: list[Span],
+                   ctx: tuple[Any, ...]) -> Span | None:
+        """Place a segment that does not fit (or an ERROR node) after ``cur``, in pieces; returns the open span."""
+        kind = self._kind(main, mkind)
+        uid = -1
+        if self.by_type and kind in UNIT_KINDS:
+            self._ids += 1
+            uid = self._ids
+        if is_error:
+            self._count("fallback_regions")
+            return self._join(line_spans(self.data, a, b, self.size, self.max, ctx), cur, False, out)
+        pieces, cur = self._split_node(a, b, main, kind, uid, cur, ctx)
+        return self._join(pieces, cur, uid >= 0, out)
+
+    def _split_node(self, a: int, b: int, main: Any, kind: str | None, uid: int, cur: Span | None,
+                    ctx: tuple[Any, ...]) -> tuple[list[Span], Span | None]:
+        """The pieces of an oversized node (along its children, or by lines for a leaf), and what is left of
+        ``cur`` (None when it was carried into the first piece)."""
+        # text before an oversized node (``x = ``, a heading, imports) flows into its first piece,
+        # when it is glue (a piece of another unit never joins: it could mix two units)
+        carry = cur is not None and cur.unit < 0 and cur.ctx is ctx and not cur.partial \
+            and not (self.isolate and uid >= 0)
+        start = cur.start if carry else a  # type: ignore[union-attr]
+        if main is not None and main.child_count > 0:
+            inner_ctx = ctx + (main,) if kind in UNIT_KINDS else ctx
+            pieces = self.children(main, start, b, inner_ctx)
+        else:
+            self._count("oversized_leaves")
+            pieces = line_spans(self.data, start, b, self.size, self.max, ctx, fallback=False)
+        if carry:
+            pieces[0].nodes = cur.nodes + pieces[0].nodes  # type: ignore[union-attr]
+            pieces[0].types = cur.types + pieces[0].types  # type: ignore[union-attr]
+            cur = None
+        if uid >= 0:  # pieces of one unit: a unit starts its own chunk, its pieces share its id
+            pieces[0].opens = True
+            for p in pieces:
+                p.unit = uid
+        return pieces, cur
+
+    def _join(self, pieces: list[Span], cur: Span | None, fresh: bool, out: list[Span]) -> Span | None:
+        """Put ``pieces`` after ``cur`` (closed spans to ``out``); returns the open span. ``fresh``: the pieces
+        start a unit, so the first never joins ``cur``."""
+        if len(pieces) > 1:
+            for p in pieces:
+                p.partial = True
+        for k, p in enumerate(pieces):
+            # only the first piece may join what came before: the pieces were already merged one level down
+            if k == 0 and cur is not None and not fresh and self.can_merge(cur, p) \
+                    and not (self.isolate and (cur.unit >= 0 or p.unit >= 0)):
+                cur = self.merge(cur, p)
+            else:
+                if cur is not None:
+                    out.append(cur)
+                cur = p
         return cur
 
     def can_merge(self, x: Span, y: Span) -> bool:

@@ -92,33 +92,34 @@ def kind_of(spec: LanguageSpec, raw: Any, source: bytes = b"") -> str | None:
     t = raw.type
     wrapped = spec.wrappers.get(t)
     if wrapped is not None:
-        inner = None
-        if wrapped == "*":
-            for child in raw.named_children:
-                if spec.kinds.get(child.type):
-                    inner = child
-                    break
-        else:
-            inner = raw.child_by_field_name(wrapped)
-        if inner is not None:
-            k = kind_of(spec, inner, source)
-            if k is not None:
-                return k
+        k = _wrapped_kind(spec, raw, wrapped, source)
+        if k is not None:
+            return k
     k = spec.kinds.get(t)
     if k is None:
         return None
     cond = spec.when.get(t)
-    if cond is not None:
-        fld, allowed = cond
-        if fld == "@first":
-            first = raw.named_child(0) if raw.named_child_count else None  # no list of all named children
-            if first is None or first.type not in allowed:
-                return None
-        else:
-            sub = raw.child_by_field_name(fld)
-            if sub is None or _text(source, sub) not in allowed:
-                return None
-    return k
+    return k if cond is None or _when_holds(cond, raw, source) else None
+
+
+def _wrapped_kind(spec: LanguageSpec, raw: Any, wrapped: str, source: bytes) -> str | None:
+    """The kind of the node a wrapper holds: its ``wrapped`` field, or (``*``) its first named child with a kind."""
+    if wrapped == "*":
+        inner = next((child for child in raw.named_children if spec.kinds.get(child.type)), None)
+    else:
+        inner = raw.child_by_field_name(wrapped)
+    return kind_of(spec, inner, source) if inner is not None else None
+
+
+def _when_holds(cond: tuple[str, Any], raw: Any, source: bytes) -> bool:
+    """A ``when`` rule: ``@first`` names the allowed types of the first named child, a field name its allowed
+    texts."""
+    fld, allowed = cond
+    if fld == "@first":
+        first = raw.named_child(0) if raw.named_child_count else None  # no list of all named children
+        return first is not None and first.type in allowed
+    sub = raw.child_by_field_name(fld)
+    return sub is not None and _text(source, sub) in allowed
 
 
 def name_of(raw: Any, source: bytes) -> str | None:

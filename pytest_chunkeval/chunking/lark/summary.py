@@ -13,6 +13,7 @@ language knowledge comes from the grammar's naming conventions (documented at th
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, cast
 
 from lark import Token, Tree
@@ -27,55 +28,68 @@ def _text(node: Any) -> str:
     return str(node) if isinstance(node, Token) else render_expr(node)
 
 
+def _args(children: list[Any]) -> str:
+    return ", ".join(render_expr(c) for c in children)
+
+
+def _slice(ch: list[Any]) -> str:
+    return ":".join(render_expr(c) for c in ch) if len(ch) == 2 else f"{render_expr(ch[0])}:" if ch else ":"
+
+
+def _operands(ch: list[Any], words: bool = False) -> list[str]:
+    """Operands and operator tokens in order; with ``words``, an operator token right after another joins it
+    (``not in``, ``is not``)."""
+    parts: list[str] = []
+    for i, c in enumerate(ch):
+        if words and isinstance(c, Token) and i and isinstance(ch[i - 1], Token):
+            parts[-1] += f" {c}"
+        else:
+            parts.append(_text(c))
+    return parts
+
+
+#: How each expression rule prints, by rule name: a table rather than an if-chain, one line per construct.
+_RENDER: dict[str, Callable[[list[Any]], str]] = {
+    "var": lambda ch: str(ch[0]),
+    "number": lambda ch: str(ch[0]),
+    "string": lambda ch: str(ch[0]),
+    "global_var": lambda ch: f"${ch[0]}",
+    "true": lambda ch: "True",
+    "false": lambda ch: "False",
+    "none": lambda ch: "None",
+    "arguments": _args,
+    "list": lambda ch: f"[{_args(ch)}]",
+    "tuple": lambda ch: f"({_args(ch)})",
+    "dict": lambda ch: "{" + ", ".join(f"{render_expr(p.children[0])}: {render_expr(p.children[1])}" for p in ch) + "}",
+    "call": lambda ch: f"{render_expr(ch[0])}({_args(ch[1:])})",
+    "db_query": lambda ch: f"{render_expr(ch[0])}.query({_args(ch[1:])})",
+    "index": lambda ch: f"{render_expr(ch[0])}[{render_expr(ch[1])}]",
+    "slice": _slice,
+    "attribute": lambda ch: f"{render_expr(ch[0])}.{ch[1]}",
+    "conditional": lambda ch: f"{render_expr(ch[0])} if {render_expr(ch[1])} else {render_expr(ch[2])}",
+    "or_op": lambda ch: " or ".join(render_expr(c) for c in ch),
+    "and_op": lambda ch: " and ".join(render_expr(c) for c in ch),
+    "not_op": lambda ch: f"not {render_expr(ch[0])}",
+    "compare": lambda ch: " ".join(_operands(ch, words=True)),
+    "arith": lambda ch: " ".join(_operands(ch)),
+    "unary": lambda ch: "".join(_operands(ch)),
+    "pow": lambda ch: f"{render_expr(ch[0])} ** {render_expr(ch[1])}",
+    "endpoint_path": lambda ch: render_expr(ch[0]),
+    "endpoint_method": lambda ch: render_expr(ch[0]),
+    "endpoint_handler": lambda ch: render_expr(ch[0]),
+}
+
+
 def render_expr(node: Any) -> str:
     """Print an expression subtree back in compact, Python-like form (strings kept: they hold SQL and paths)."""
     if isinstance(node, Token):
         return str(node)
     data, ch = node.data, node.children
-    if data in ("var", "number", "string"):
-        return str(ch[0])
-    if data == "global_var":
-        return f"${ch[0]}"
-    if data in ("true", "false", "none"):
-        return {"true": "True", "false": "False", "none": "None"}[data]
-    if data == "arguments":
-        return ", ".join(render_expr(c) for c in ch)
-    if data == "list":
-        return "[" + ", ".join(render_expr(c) for c in ch) + "]"
-    if data == "tuple":
-        return "(" + ", ".join(render_expr(c) for c in ch) + ")"
-    if data == "dict":
-        return "{" + ", ".join(f"{render_expr(p.children[0])}: {render_expr(p.children[1])}" for p in ch) + "}"
-    if data == "call":
-        return f"{render_expr(ch[0])}({', '.join(render_expr(c) for c in ch[1:])})"
-    if data == "db_query":
-        return f"{render_expr(ch[0])}.query({', '.join(render_expr(c) for c in ch[1:])})"
-    if data == "index":
-        return f"{render_expr(ch[0])}[{render_expr(ch[1])}]"
-    if data == "slice":
-        return ":".join(render_expr(c) for c in ch) if len(ch) == 2 else f"{render_expr(ch[0])}:" if ch else ":"
-    if data == "attribute":
-        return f"{render_expr(ch[0])}.{ch[1]}"
-    if data == "conditional":
-        return f"{render_expr(ch[0])} if {render_expr(ch[1])} else {render_expr(ch[2])}"
-    if data in ("or_op", "and_op"):
-        return f" {data[:-3]} ".join(render_expr(c) for c in ch)
-    if data == "not_op":
-        return f"not {render_expr(ch[0])}"
-    if data in ("compare", "arith", "unary"):
-        parts: list[str] = []
-        for i, c in enumerate(ch):
-            if data == "compare" and isinstance(c, Token) and i and isinstance(ch[i - 1], Token):
-                parts[-1] += f" {c}"  # `not in`, `is not`
-            else:
-                parts.append(str(c) if isinstance(c, Token) else render_expr(c))
-        return "".join(parts) if data == "unary" else " ".join(parts)
-    if data == "pow":
-        return f"{render_expr(ch[0])} ** {render_expr(ch[1])}"
+    render = _RENDER.get(data)
+    if render is not None:
+        return render(ch)
     if data.startswith(COMMAND_PREFIX):
-        return f"{ch[0]}({', '.join(render_expr(c) for c in ch[1:])})"
-    if data in ("endpoint_path", "endpoint_method", "endpoint_handler"):
-        return render_expr(ch[0])
+        return f"{ch[0]}({_args(ch[1:])})"
     return " ".join(_text(c) for c in ch)
 
 
@@ -209,70 +223,85 @@ def summarize(
     }
 
 
-def serialize(tree: Tree, comments: list[Token] | None = None, doc_types: tuple[str, ...] = ("DOC_COMMENT",)) -> str:
-    """A readable, indented rendering of the AST: one line per statement, node kinds as words, docs kept.
+def _expr_stmt(ch: list[Any]) -> str:
+    inner = ch[0]
+    if isinstance(inner, Tree) and inner.data.startswith(COMMAND_PREFIX):
+        return f"{inner.data[len(COMMAND_PREFIX):]} command {render_expr(inner)}"
+    if isinstance(inner, Tree) and inner.data == "db_query":
+        return f"database command {render_expr(inner)}"
+    return f"call {render_expr(inner)}"
 
-    This is what ``ebnf_full`` indexes instead of the code. Ordinary comments are not part of the AST and are
-    dropped; doc comments and the file's header comment are kept, as a Python AST keeps docstrings.
-    """
-    docs = _docs_by_line(comments or [], doc_types)
-    out: list[str] = []
-    head = file_doc(tree, comments or [], doc_types)
-    if head:
-        out.append(f"doc: {head}")
 
-    def emit(depth: int, text: str) -> None:
-        out.append("  " * depth + text)
+#: One-line statements of the AST text, by rule name (blocks and clauses hold a body: :class:`_AstText`).
+_STATEMENTS: dict[str, Callable[[list[Any]], str]] = {
+    "assign": lambda ch: f"set {render_expr(ch[0])} = {render_expr(ch[1])}",
+    "expr_stmt": _expr_stmt,
+    "return_stmt": lambda ch: "return " + (render_expr(ch[0]) if ch else "nothing"),
+    "import_stmt": lambda ch: f"import {ch[0]}",
+}
+_NOT_STATEMENTS = ("func_name", "params", "arguments")
 
-    def stmt(node: Tree, depth: int) -> None:
-        data, ch = node.data, node.children
-        if data == "assign":
-            emit(depth, f"set {render_expr(ch[0])} = {render_expr(ch[1])}")
-        elif data == "expr_stmt":
-            inner = ch[0]
-            if isinstance(inner, Tree) and inner.data.startswith(COMMAND_PREFIX):
-                emit(depth, f"{inner.data[len(COMMAND_PREFIX):]} command {render_expr(inner)}")
-            elif isinstance(inner, Tree) and inner.data == "db_query":
-                emit(depth, f"database command {render_expr(inner)}")
-            else:
-                emit(depth, f"call {render_expr(inner)}")
-        elif data == "return_stmt":
-            emit(depth, "return " + (render_expr(ch[0]) if ch else "nothing"))
-        elif data == "import_stmt":
-            emit(depth, f"import {ch[0]}")
-        elif data.endswith(BLOCK_SUFFIX):
-            block(node, depth)
-        elif data in _CLAUSES:
-            emit(depth - 1, _CLAUSES[data] + ("" if not ch or isinstance(ch[0], Tree) else f" {ch[0]}"))
-            body(ch, depth)
 
-    def body(children: list[Any], depth: int) -> None:
+class _AstText:
+    """The lines of :func:`serialize`, appended as the tree is walked."""
+
+    def __init__(self, docs: dict[int, str]) -> None:
+        self.docs = docs
+        self.out: list[str] = []
+
+    def emit(self, depth: int, text: str) -> None:
+        self.out.append("  " * depth + text)
+
+    def body(self, children: list[Any], depth: int) -> None:
         for c in children:
-            if isinstance(c, Tree) and c.data not in ("func_name", "params", "arguments"):
-                stmt(c, depth)
+            if isinstance(c, Tree) and c.data not in _NOT_STATEMENTS:
+                self.statement(c, depth)
 
-    def block(node: Tree, depth: int) -> None:
+    def statement(self, node: Tree, depth: int) -> None:
+        data, ch = node.data, node.children
+        if data in _STATEMENTS:
+            self.emit(depth, _STATEMENTS[data](ch))
+        elif data.endswith(BLOCK_SUFFIX):
+            self.block(node, depth)
+        elif data in _CLAUSES:
+            self.emit(depth - 1, _CLAUSES[data] + ("" if not ch or isinstance(ch[0], Tree) else f" {ch[0]}"))
+            self.body(ch, depth)
+
+    def block(self, node: Tree, depth: int) -> None:
         kind = node.data[: -len(BLOCK_SUFFIX)]
+        head, ch = self._head(kind, node)
+        self.emit(depth, head)
+        self.body(ch, depth + 1)
+        self.emit(depth, f"end {kind}")
+
+    def _head(self, kind: str, node: Tree) -> tuple[str, list[Any]]:
+        """A block's first line, and the children that make its body."""
         ch = node.children
         if kind == "function":
             name = next(str(c.children[0]) for c in ch if isinstance(c, Tree) and c.data == "func_name")
             params = next(
                 (", ".join(str(p) for p in c.children) for c in ch if isinstance(c, Tree) and c.data == "params"), ""
             )
-            doc = docs.get(_line(node))
-            emit(depth, f"function {name}({params})" + (f"  doc: {doc}" if doc else ""))
-        elif kind == "loop":
-            emit(depth, f"loop {ch[0]} from {render_expr(ch[1])} to {render_expr(ch[2])}")
-            ch = ch[3:]
-        elif kind == "if":
-            emit(depth, f"if {render_expr(ch[0])}")
-        elif kind == "async":
-            emit(depth, f"async {render_expr(ch[0])}")
-            ch = ch[1:]
-        else:
-            emit(depth, kind)
-        body(ch, depth + 1)
-        emit(depth, f"end {kind}")
+            doc = self.docs.get(_line(node))
+            return f"function {name}({params})" + (f"  doc: {doc}" if doc else ""), ch
+        if kind == "loop":
+            return f"loop {ch[0]} from {render_expr(ch[1])} to {render_expr(ch[2])}", ch[3:]
+        if kind == "if":
+            return f"if {render_expr(ch[0])}", ch
+        if kind == "async":
+            return f"async {render_expr(ch[0])}", ch[1:]
+        return kind, ch
 
-    body(tree.children, 0)
-    return "\n".join(out) + "\n"
+
+def serialize(tree: Tree, comments: list[Token] | None = None, doc_types: tuple[str, ...] = ("DOC_COMMENT",)) -> str:
+    """A readable, indented rendering of the AST: one line per statement, node kinds as words, docs kept.
+
+    This is what ``ebnf_full`` indexes instead of the code. Ordinary comments are not part of the AST and are
+    dropped; doc comments and the file's header comment are kept, as a Python AST keeps docstrings.
+    """
+    text = _AstText(_docs_by_line(comments or [], doc_types))
+    head = file_doc(tree, comments or [], doc_types)
+    if head:
+        text.out.append(f"doc: {head}")
+    text.body(tree.children, 0)
+    return "\n".join(text.out) + "\n"

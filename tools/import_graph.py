@@ -1,0 +1,223 @@
+"""The import graph of the ``pytest_chunkeval`` package, and its cycles, from the source alone (``ast``).
+
+    python tools/import_graph.py            # every module's imports of the package, then the cycles (exit 1 if any)
+    python tools/import_graph.py --cycles   # the cycles only
+    python tools/import_graph.py --typing   # with the type-only imports too (`if TYPE_CHECKING:`)
+
+An edge is any ``import`` / ``from ... import`` of a package module at any depth: a lazy import inside a function is
+a cycle waiting for the day someone hoists it, so it counts like one at the top. A string literal that is exactly the
+dotted name of one of the package's modules (not a package: ``resources.files("pytest_chunkeval.init")`` reads data)
+counts too, as ``dynamic``: that is how ``importlib.import_module`` and a PEP 562 table of lazy exports name what they
+load. Only the body of an ``if TYPE_CHECKING:`` block is left out: it never runs. Nothing is imported, so the tool
+works on a tree that does not import.
+
+``tests/test_import_graph.py`` asserts the graph has no cycle.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "pytest_chunkeval"
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One import of ``target`` by ``source`` (``kind``: top, lazy, dynamic) at ``line`` of the source's file."""
+
+    source: str
+    target: str
+    kind: str
+    line: int
+
+
+def module_names(root: Path = ROOT, package: str = PACKAGE) -> dict[str, Path]:
+    """Dotted module name -> file, for every ``.py`` of the package (a package is its ``__init__.py``)."""
+    out: dict[str, Path] = {}
+    for path in sorted((root / package).rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _walk(node: ast.AST, typing: bool, where: str = "top") -> Iterator[tuple[ast.AST, str]]:
+    """Every node under ``node`` with where it sits: ``top`` (runs on import), ``lazy`` (in a function body) or
+    ``typing`` (an ``if TYPE_CHECKING:`` body, walked only when ``typing``: it never runs)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.If) and _is_type_checking(child.test):
+            parts = [(child.body, "typing")] if typing else []
+            for body, kind in [*parts, (child.orelse, where)]:
+                for sub in body:
+                    yield sub, kind
+                    yield from _walk(sub, typing, kind)
+            continue
+        inner = "lazy" if where == "top" and isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else where
+        yield child, where
+        yield from _walk(child, typing, inner)
+
+
+def _from_base(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The absolute module a ``from`` statement names (relative levels resolved against ``module``)."""
+    if not node.level:
+        return node.module or ""
+    parts = module.split(".")
+    keep = len(parts) - node.level + (1 if is_package else 0)
+    return ".".join(parts[:keep] + ([node.module] if node.module else []))
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    """ids of the docstring constants (module, class, function): prose, never an import."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def _targets(node: ast.AST, module: str, is_package: bool, known: dict[str, Path]) -> Iterator[tuple[str, bool]]:
+    """The package modules one node imports, each with whether it is dynamic (by name) rather than a statement."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            yield alias.name, False
+    elif isinstance(node, ast.ImportFrom):
+        base = _from_base(module, is_package, node)
+        for alias in node.names:
+            sub = f"{base}.{alias.name}"
+            yield (sub if sub in known else base), False
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in known:
+        yield node.value, True
+
+
+def edges_of(module: str, path: Path, known: dict[str, Path], typing: bool = False) -> list[Edge]:
+    """The imports of the package's modules by one module (``typing``: with its ``if TYPE_CHECKING:`` ones)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    is_package = path.name == "__init__.py"
+    prose = _docstrings(tree)
+    out: dict[tuple[str, str], Edge] = {}
+    for node, where in _walk(tree, typing):
+        if id(node) in prose:
+            continue
+        for target, dynamic in _targets(node, module, is_package, known):
+            if target not in known or target == module or (dynamic and known[target].name == "__init__.py"):
+                continue
+            kind = "dynamic" if dynamic else where
+            line = getattr(node, "lineno", 0)
+            seen = out.get((target, kind))
+            if seen is None or line < seen.line:
+                out[(target, kind)] = Edge(module, target, kind, line)
+    return sorted(out.values(), key=lambda e: (e.target, e.kind))
+
+
+def build_graph(root: Path = ROOT, package: str = PACKAGE, typing: bool = False) -> dict[str, list[Edge]]:
+    """Module -> its edges to other modules of the package, for every module (``typing``: type-only ones too)."""
+    known = module_names(root, package)
+    return {name: edges_of(name, path, known, typing) for name, path in known.items()}
+
+
+def strongly_connected(graph: dict[str, list[Edge]]) -> list[list[str]]:
+    """Tarjan's components of more than one module, each sorted, smallest first module first (iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted({e.target for e in graph[start]})))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted({e.target for e in graph[child]}))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def a_cycle(graph: dict[str, list[Edge]], component: list[str]) -> list[Edge]:
+    """One concrete cycle inside a strongly connected component: the edges from its first module back to it."""
+    members = set(component)
+    start = component[0]
+    paths: dict[str, list[Edge]] = {start: []}
+    queue = [start]
+    while queue:  # breadth first: the shortest way round
+        node = queue.pop(0)
+        for edge in graph[node]:
+            if edge.target == start:
+                return paths[node] + [edge]
+            if edge.target in members and edge.target not in paths:
+                paths[edge.target] = paths[node] + [edge]
+                queue.append(edge.target)
+    return []
+
+
+def describe_cycles(graph: dict[str, list[Edge]]) -> list[str]:
+    """One line per cycle: ``a -> b (lazy, line 12) -> a (top, line 3)``, plus the component when it is larger."""
+    lines = []
+    for component in strongly_connected(graph):
+        cycle = a_cycle(graph, component)
+        text = cycle[0].source + "".join(f" -> {e.target} ({e.kind}, {e.source} line {e.line})" for e in cycle)
+        if len(component) > len(cycle):
+            text += f"   [component of {len(component)}: {', '.join(component)}]"
+        lines.append(text)
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cycles", action="store_true", help="print the cycles only")
+    parser.add_argument("--typing", action="store_true",
+                        help="count the imports of `if TYPE_CHECKING:` blocks too (type-only dependencies)")
+    args = parser.parse_args(argv)
+    graph = build_graph(typing=args.typing)
+    if not args.cycles:
+        for module, edges in graph.items():
+            marks = ", ".join(e.target + ("" if e.kind == "top" else f" ({e.kind})") for e in edges)
+            print(f"{module} -> {marks or '(nothing of the package)'}")
+        print()
+    cycles = describe_cycles(graph)
+    n_edges = sum(len(e) for e in graph.values())
+    print(f"{len(graph)} modules, {n_edges} edges, {len(cycles)} cycle(s)")
+    for line in cycles:
+        print(f"  cycle: {line}")
+    return 1 if cycles else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
