@@ -16,7 +16,7 @@ export LANCEDB_LOG ?= error
 # pytest re-rewrites the asserts of every plugin module it imports, ~1.5 s of each warm `make eval` here.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup eval eval-pystdlib test test-wheel lint bench bench-save bench-compare docs clean-cache
+.PHONY: setup eval eval-pystdlib test test-wheel lint bench bench-save bench-compare docs options-doc clean-cache
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -82,6 +82,11 @@ $(VENV)/.docs-installed: pyproject.toml | $(VENV)/.installed
 
 docs: $(VENV)/.docs-installed
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+# The options reference of docs/options.md, made from the settings table (pytest_chunkeval/settings/table.py);
+# tests/test_docs.py fails when the page differs from it.
+options-doc: setup
+	$(BIN)/python -m pytest_chunkeval.settings --markdown
 
 clean-cache:
 	rm -rf .chunkeval

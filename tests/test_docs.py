@@ -5,7 +5,7 @@
 - the README stays a short user path (at most 260 lines);
 - the worked example of docs/metrics.md is what pytest_chunkeval.scoring.metrics computes;
 - the strategy example of the README (and its copy in docs/strategies.md) is a working strategy;
-- docs/options.md names every option and ini setting the plugin declares;
+- docs/options.md holds the options reference the settings table makes, naming every option and ini setting;
 - `mkdocs build --strict` passes, when mkdocs is installed (the `docs` extra).
 """
 from __future__ import annotations
@@ -225,10 +225,18 @@ def test_the_readme_strategy_example_works_on_real_files(readme_strategy: Module
 
 # --- docs/options.md ------------------------------------------------------------------------------------------------
 
+def test_the_options_page_holds_the_reference_the_settings_table_makes() -> None:
+    from pytest_chunkeval.settings.markdown import COMMAND, rewrite
+
+    page = (DOCS / "options.md").read_text(encoding="utf-8")
+    assert rewrite(page) == page, f"docs/options.md's options reference is not the settings table's: run `{COMMAND}`"
+
+
 def test_the_options_page_names_every_option_and_ini_setting() -> None:
-    source = (ROOT / "pytest_chunkeval" / "options.py").read_text(encoding="utf-8")
-    declared = re.findall(r'addoption\("(--chunkeval[\w-]*)"', source) + re.findall(r'addini\("(chunkeval_\w+)"', source)
-    assert len(declared) > 40, "the declarations were not found: has options.py changed shape?"
+    from pytest_chunkeval.settings import SETTINGS
+
+    declared = [name for s in SETTINGS for name in (s.flag, s.ini) if name]
+    assert len(declared) > 40, "the declarations were not found: has the settings table changed shape?"
     table = (DOCS / "options.md").read_text(encoding="utf-8").split("\n## All options\n", 1)[1].split("\n## ", 1)[0]
     missing = [name for name in declared if not re.search(rf"`{re.escape(name)}(?:[ `])", table)]
     assert not missing, f"docs/options.md does not list: {missing}"

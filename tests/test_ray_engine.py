@@ -73,7 +73,7 @@ def test_a_wrong_engine_is_one_usage_error_naming_the_option(pytester: pytest.Py
     for args in (["--chunkeval-engine=spark"], ["-o", "chunkeval_engine=spark"]):
         result = pytester.runpytest("--chunkeval", "-p", "no:cacheprovider", *args)
         assert result.ret == pytest.ExitCode.USAGE_ERROR
-        result.stderr.fnmatch_lines(["ERROR: --chunkeval-engine / chunkeval_engine must be one of local, ray, "
+        result.stderr.fnmatch_lines(["ERROR: --chunkeval-engine / ini chunkeval_engine must be one of local, ray, "
                                      "got 'spark'"])
         assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 

