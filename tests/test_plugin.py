@@ -406,8 +406,8 @@ def failure_reports(result: pytest.RunResult) -> dict[str, str]:
     for line in lines:
         if re.fullmatch(r"=+ .* =+", line):  # the next section: warnings, the short summary, the last line
             break
-        header = re.fullmatch(r"_+ (\S.*?) _+", line)
-        if header:
+        header = re.fullmatch(r"_+ (\S.*?) _+", line.rstrip())
+        if header and set(header[1]) - {"_", " "}:  # not a traceback's "_ _ _" line between two frames
             current = reports.setdefault(header[1], [])
         elif current is not None:
             current.append(line)
