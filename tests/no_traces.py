@@ -16,6 +16,8 @@ TRIVIAL_TEST = "def test_addition():\n    assert 1 + 1 == 2\n"
 PLUGINS_LINE = "plugins:"
 
 _DURATION = re.compile(r"\b\d+(\.\d+)?s\b|\(\d+:\d\d:\d\d\)")
+#: pytest-randomly's header line names a new seed every run, with or without the plugin.
+_SEED = re.compile(r"(--randomly-seed=)\d+")
 
 
 def write_scratch_project(folder: Path) -> None:
@@ -45,13 +47,14 @@ class Trace:
 
 
 def normalized(output: str, folders: Mapping[str, Path]) -> list[str]:
-    """Output lines with the run's folders replaced by their labels, durations by ``Ns`` and pytest's ``=`` rules
-    collapsed (their width follows the length of the text they frame, which a duration changes)."""
+    """Output lines with the run's folders replaced by their labels, durations by ``Ns``, a pytest-randomly seed by
+    ``N`` and pytest's ``=`` rules collapsed (their width follows the length of the text they frame, which a
+    duration changes)."""
     out = []
     for line in output.splitlines():
         for label, root in sorted(folders.items(), key=lambda kv: -len(str(kv[1]))):
             line = line.replace(str(root), f"<{label}>")
-        line = re.sub(r"=+", "=", _DURATION.sub("Ns", line)).strip()
+        line = re.sub(r"=+", "=", _SEED.sub(r"\1N", _DURATION.sub("Ns", line))).strip()
         if line:
             out.append(line)
     return out

@@ -16,11 +16,20 @@ TOOL = Path(__file__).resolve().parents[1] / "tools" / "build_python_suite.py"
 
 @pytest.fixture(scope="module")
 def bps():
+    """The tool as a module, leaving no trace for later tests. Run from a checkout, it puts the checkout on sys.path
+    when no sys.path folder holds pytest_chunkeval (the `pytest` script, an editable install): left there, pytest's
+    in-process runs in later tests would find the checkout's pytest_chunkeval.egg-info and add a warning (it cannot
+    rewrite the already imported pytest_chunkeval) to their output. Its imports are done once it has run."""
     spec = importlib.util.spec_from_file_location("build_python_suite", TOOL)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(sys.modules, spec.name, module)
+        before = list(sys.path)
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            sys.path[:] = [p for p in sys.path if p in before]
+        yield module
 
 
 PADDING = "".join(f"# padding line {i:03d} so the file is over the 2 KB minimum size\n" for i in range(40))

@@ -176,7 +176,8 @@ def test_snapshots_of_an_unavailable_strategy_are_kept_not_unused(pytester: pyte
         monkeypatch.delenv(var, raising=False)
     pytester.makepyfile(test_peers=PEER_PROJECT_TEST.format(module=ChunkSnapshotExtension.__module__),
                         test_nested=NESTED_RUN_TEST)
-    base = ("-p", "pytester", "-p", "no:cacheprovider")
+    # In file order (pytest-randomly off): test_nested.py must run before test_peers.py for syrupy to lose track.
+    base = ("-p", "pytester", "-p", "no:cacheprovider", "-p", "no:randomly")
     pytester.runpytest(*base, "--snapshot-update").assert_outcomes(passed=3)
     folder = pytester.path / "__snapshots__" / "test_peers"
     assert sorted(p.name for p in folder.glob("*.ambr")) == ["absent.ambr", "present.ambr"]

@@ -58,9 +58,10 @@ def test_an_interrupted_run_leaves_the_last_report_and_writes_a_partial_one_besi
         "def zz_interrupting():\n"
         "    return Interrupting()\n"
     )})
-    # In a subprocess: an in-process run would hand the KeyboardInterrupt on to this test session.
-    result = project.runpytest_subprocess("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress",
-                                          "--chunkeval-markdown=summary.md")
+    # In a subprocess: an in-process run would hand the KeyboardInterrupt on to this test session. Items in their
+    # collected order (pytest-randomly off): the interrupt must come after file_level's items, not before them.
+    result = project.runpytest_subprocess("--chunkeval", "-p", "no:cacheprovider", "-p", "no:randomly",
+                                          "--chunkeval-no-progress", "--chunkeval-markdown=summary.md")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert report.read_text() == before
     partial = json.loads((project.path / "chunkeval-report.partial.json").read_text())

@@ -14,9 +14,13 @@ pytestmark = pytest.mark.slow
 
 
 def _log(p: pytest.Pytester, *args: str) -> str:
-    """stdout and stderr of one run in one stream, as a CI log holds them."""
+    """stdout and stderr of one run in one stream, as a CI log holds them.
+
+    Items in their collected order (pytest-randomly, where installed, off): the strategy evaluated second finds the
+    texts it shares with the first in the cache, and the lines checked here name which strategy that is."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    proc = subprocess.run([sys.executable, "-m", "pytest", "--chunkeval", "-p", "no:cacheprovider", *args],
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--chunkeval", "-p", "no:cacheprovider", "-p", "no:randomly",
+                           *args],
                           cwd=p.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:]
     return proc.stdout

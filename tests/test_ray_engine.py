@@ -7,7 +7,9 @@ metric by metric and the tables row by row; then a local run on the Ray run's ca
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -105,10 +107,20 @@ def _has_ray() -> bool:
     return importlib.util.find_spec("ray") is not None
 
 
-def test_init_arguments_are_quiet_and_give_local_workers_this_sys_path() -> None:
+def test_init_arguments_are_quiet_and_give_local_workers_this_sys_path(tmp_path: Path) -> None:
+    """A local worker's PYTHONPATH is this process's sys.path, whatever that is: `python -m pytest` puts the
+    rootdir on it and the `pytest` script does not, so the test compares with sys.path, not with a folder. A fresh
+    interpreter given that environment (as a worker is) imports the same pytest_chunkeval as this process."""
+    import pytest_chunkeval
+
     local = init_kwargs(None)
     assert local["include_dashboard"] is False and local["log_to_driver"] is False and "address" not in local
-    assert str(Path(__file__).resolve().parents[1]) in local["runtime_env"]["env_vars"]["PYTHONPATH"].split(":")
+    env = local["runtime_env"]["env_vars"]
+    folders = [p for p in dict.fromkeys(sys.path) if p and Path(p).is_dir()]  # '' and zip files add nothing
+    assert env["PYTHONPATH"].split(os.pathsep) == folders
+    worker = subprocess.run([sys.executable, "-c", "import pytest_chunkeval; print(pytest_chunkeval.__file__)"],
+                            cwd=tmp_path, env={**os.environ, **env}, capture_output=True, text=True, check=True)
+    assert Path(worker.stdout.strip()) == Path(pytest_chunkeval.__file__)
     remote = init_kwargs("ray://head:10001")
     assert remote["address"] == "ray://head:10001" and "runtime_env" not in remote  # a remote cluster has its own
 

@@ -9,9 +9,11 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +82,20 @@ def test_workflow_gates_grammar_changes_with_the_readme_commands_and_the_action(
     assert "make eval" in readme and "make test" in readme
     ci = (ROOT / ".ci" / "run").read_text()
     assert "make test" in ci and "make eval" in ci and ci.index("make test") < ci.index("make eval")
+
+
+def test_the_tests_run_in_random_order_and_ci_prints_and_can_repeat_the_seed() -> None:
+    """pytest-randomly comes with the test extra and is on by default: neither pyproject's addopts nor `make test`
+    turn it off, so `.ci/run`'s `make test` shuffles too. The tests job names it and seeds it with the run's id,
+    which the log's header prints ("Using --randomly-seed=N") and a re-run of the job repeats."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert any(re.match(r"pytest-randomly\b", req) for req in pyproject["project"]["optional-dependencies"]["test"])
+    assert "no:randomly" not in pyproject["tool"]["pytest"]["ini_options"]["addopts"]
+    assert "no:randomly" not in make_recipe("test")
+    (tests,) = [r for r in runs(load_workflow()["jobs"]["tests"]) if r.startswith("make test")]
+    args = shlex.split(shlex.split(tests)[-1].removeprefix("ARGS="))  # make test ARGS="..."
+    assert "-p" in args and args[args.index("-p") + 1] == "randomly"
+    assert "--randomly-seed=$GITHUB_RUN_ID" in args
 
 
 def test_the_evaluate_job_evaluates_what_make_eval_evaluates() -> None:
