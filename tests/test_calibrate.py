@@ -10,13 +10,14 @@ import statistics
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pytest_chunkeval import cli
 from pytest_chunkeval.calibrate import summary
 from pytest_chunkeval.calibrate.cli import one_blas_thread
 from pytest_chunkeval.calibrate.inject import demoted, detect, share_for, targets
-from pytest_chunkeval.calibrate.nulls import ALL, plan, same_tree, sign_flips
+from pytest_chunkeval.calibrate.nulls import ALL, flipped_sides, plan, same_tree, sign_flips
 from pytest_chunkeval.results import IndexInfo, QueryResult, QuerySpec, StrategyResult, SuiteResult
 from pytest_chunkeval.scoring import comparison
 from pytest_chunkeval.scoring.comparison import Policy
@@ -112,6 +113,15 @@ def test_several_suites_are_one_family_and_each_suite_alone_is_a_scope() -> None
 def test_a_suite_with_one_strategy_has_no_null_pair() -> None:
     suite = make_suite("one.yaml", strategies=1, queries=10)
     assert plan({suite.key: suite}, K).pairs == {}
+
+
+def test_a_report_without_query_sets_still_pairs_its_queries_but_injects_nothing() -> None:
+    suite = make_suite("old.yaml", 3, 20, seed=4)
+    suite.queries = {}
+    bases, heads = flipped_sides(plan({suite.key: suite}, K), np.random.default_rng(0))
+    comparisons, family = comparison.compare_run(dict(bases), heads, Policy(k=K))
+    assert family == 6 and {c.paired for c in comparisons["old.yaml"].strategies.values()} == {20}
+    assert targets(suite, K, "clean") == []
 
 
 def test_the_same_tree_is_never_red_and_tests_nothing() -> None:

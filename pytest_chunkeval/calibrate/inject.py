@@ -120,7 +120,10 @@ class Target:
 
 
 def targets(suite: SuiteResult, k: int, kind: str) -> list[Target]:
-    """Every evaluated strategy of ``suite``; for churn each with the next one as its partner (as the null pairs)."""
+    """Every evaluated strategy of ``suite``; for churn each with the next one as its partner (as the null pairs).
+    Nothing for a report written before query sets were stored: without relevant items nothing can be recomputed."""
+    if not suite.queries:
+        return []
     labels = [label for label, r in suite.strategies.items() if r.evaluated]
     common = paired_ids(suite, labels)
     found = [lossy(suite, label, common if kind == "churn" else paired_ids(suite, [label]), k) for label in labels]

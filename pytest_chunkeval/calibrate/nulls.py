@@ -67,7 +67,7 @@ def plan(suites: dict[str, SuiteResult], k: int) -> NullPlan:
         tables = [t for t in (table(suite.strategies[label], ids, k) for label in labels) if t is not None]
         if len(tables) < 2:
             continue
-        shells[key] = shell(suite)
+        shells[key] = shell(suite, ids)
         own = [rows(t, t.values) for t in tables]
         pairs[key] = [Pair(t, own[i], rows(t, tables[(i + 1) % len(tables)].values)) for i, t in enumerate(tables)]
     return NullPlan(shells, pairs)

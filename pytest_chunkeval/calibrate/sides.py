@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pytest_chunkeval.results import IndexInfo, QueryResult, StrategyResult, SuiteResult
+from pytest_chunkeval.results import IndexInfo, QueryResult, QuerySpec, StrategyResult, SuiteResult
 from pytest_chunkeval.scoring.family import GATING
 
 
@@ -79,10 +79,12 @@ def side(t: Table, results: Sequence[QueryResult], digest: str) -> StrategyResul
                           index=IndexInfo(digest=digest))
 
 
-def shell(suite: SuiteResult) -> SuiteResult:
-    """``suite`` without its strategies: the queries and corpus a simulated side shares with the real run."""
-    return SuiteResult(suite.key, suite.name, suite.corpus, suite.files, dict(suite.skipped_files),
-                       dict(suite.queries), file_lines=dict(suite.file_lines))
+def shell(suite: SuiteResult, ids: Sequence[str] = ()) -> SuiteResult:
+    """``suite`` without its strategies: the queries and corpus a simulated side shares with the real run. A report
+    written before query sets were stored gets a blank query per id in ``ids``, so the queries still pair."""
+    queries = dict(suite.queries) or {q: QuerySpec(q, "", ()) for q in ids}
+    return SuiteResult(suite.key, suite.name, suite.corpus, suite.files, dict(suite.skipped_files), queries,
+                       file_lines=dict(suite.file_lines))
 
 
 def rng(seed: int, *parts: int | str) -> np.random.Generator:
