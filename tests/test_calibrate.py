@@ -203,7 +203,7 @@ def test_the_command_prints_both_tables_and_writes_every_figure(tmp_path: Path,
     report = tmp_path / "r.json"
     report.write_text(json.dumps(report_dict(make_suite("a.yaml", 3, 20, seed=1), make_suite("b.yaml", 2, 20))))
     out = tmp_path / "cal.json"
-    assert cli.main(["calibrate", str(report), "--runs", "10", "--power-runs", "4", "--json", str(out)]) == 0
+    assert cli.main(["calibrate", str(report), "--runs", "10", "--power-runs", "4", "--jobs", "1", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "False alarms" in text and "Detection" in text and "all suites" in text
     doc = json.loads(out.read_text())

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -58,7 +59,8 @@ def add_parser(top: Any) -> None:
     sub.add_argument("--tolerance", type=float, default=p.tolerance, help="absolute fall allowed (%(default)s)")
     sub.add_argument("--alpha", type=float, default=p.alpha, help="significance of the whole run (%(default)s)")
     sub.add_argument("--seed", type=int, default=0, help="(%(default)s)")
-    sub.add_argument("--jobs", type=int, default=1, help="worker processes (%(default)s)")
+    sub.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 8),
+                     help="worker processes; the figures do not depend on it (%(default)s: the CPUs, at most 8)")
     sub.add_argument("--json", type=Path, help="write every figure here")
     sub.add_argument("--per-strategy", action="store_true", help="print detection per strategy too")
 
@@ -103,14 +105,18 @@ def _init(state: dict[str, Any]) -> None:
     _STATE.update(state)
 
 
-def _task(task: tuple[Any, ...]) -> tuple[str, Any]:
+def _task(task: tuple[Any, ...]) -> tuple[str, Any, float]:
+    """One task's result and the seconds it took (what each kind of run costs, whatever the number of workers)."""
+    started = time.perf_counter()
     with one_blas_thread():
         s = _STATE
         if task[0] == "null":
-            return "null", sign_flips(s["plan"], s["policy"], s["corrections"], range(task[1], task[2]), s["seed"])
-        _, i, factor, start, stop = task
-        return "power", detect(s["targets"][i], s["policy"], s["power_corrections"], factor, range(start, stop),
-                               s["seed"])
+            result: Any = sign_flips(s["plan"], s["policy"], s["corrections"], range(task[1], task[2]), s["seed"])
+        else:
+            _, i, factor, start, stop = task
+            result = detect(s["targets"][i], s["policy"], s["power_corrections"], factor, range(start, stop),
+                            s["seed"])
+    return task[0], result, time.perf_counter() - started
 
 
 def _chunks(total: int) -> list[tuple[int, int]]:
@@ -118,8 +124,9 @@ def _chunks(total: int) -> list[tuple[int, int]]:
 
 
 def simulate(state: dict[str, Any], runs: int, power_runs: int, factors: Sequence[float],
-             jobs: int) -> tuple[list[NullRates], list[Detection]]:
-    """Every null and detection run, merged in a fixed order whatever the number of workers."""
+             jobs: int) -> tuple[list[NullRates], list[Detection], dict[str, float]]:
+    """Every null and detection run, merged in a fixed order whatever the number of workers; with the seconds
+    each kind of run took in all (summed over the workers)."""
     tasks: list[tuple[Any, ...]] = [("null", a, b) for a, b in _chunks(runs)] if state["plan"].pairs else []
     tasks += [("power", i, f, a, b) for i in range(len(state["targets"])) for f in factors
               for a, b in _chunks(power_runs)]
@@ -131,7 +138,9 @@ def simulate(state: dict[str, Any], runs: int, power_runs: int, factors: Sequenc
         results = [_task(t) for t in tasks]
     nulls: dict[str, NullRates] = {}
     power: dict[tuple[int, float], Detection] = {}
-    for task, (kind, value) in zip(tasks, results, strict=True):
+    seconds = {"null": 0.0, "power": 0.0}
+    for task, (kind, value, took) in zip(tasks, results, strict=True):
+        seconds[kind] += took
         if kind == "null":
             for rates in value:
                 nulls.setdefault(rates.scope, NullRates(rates.kind, rates.scope, rates.changed, rates.family,
@@ -142,7 +151,7 @@ def simulate(state: dict[str, Any], runs: int, power_runs: int, factors: Sequenc
                 power[key].add(value)
             else:
                 power[key] = value
-    return list(nulls.values()), list(power.values())
+    return list(nulls.values()), list(power.values()), seconds
 
 
 def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -167,16 +176,18 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         found = [t for kind in kinds for suite in suites.values() for t in targets(suite, k, kind)]
     state = {"plan": null_plan, "policy": policy, "corrections": corrections, "targets": found,
              "power_corrections": power_corrections, "seed": args.seed}
-    nulls, power = simulate(state, args.runs, args.power_runs, factors, args.jobs)
+    nulls, power, work = simulate(state, args.runs, args.power_runs, factors, args.jobs)
     seconds = time.perf_counter() - started
     settings = {"reports": [str(p) for p in args.reports], "k": k, "tolerance": args.tolerance, "alpha": args.alpha,
                 "seed": args.seed, "runs": args.runs, "power_runs": args.power_runs, "factors": factors,
                 "corrections": corrections, "power_corrections": power_corrections, "kinds": kinds,
                 "mismatches": sum(t.mismatches for t in found)}
     print(summary.render(settings, nulls + same, power, args.per_strategy))
-    print(f"{seconds:.0f} s, {args.jobs} process{'es' if args.jobs > 1 else ''}")
+    print(f"{seconds:.0f} s with {args.jobs} process{'es' if args.jobs > 1 else ''} (null runs {work['null']:.0f} s, "
+          f"injected {work['power']:.0f} s of work)")
     if args.json:
         document = summary.as_json(settings, nulls + same, power)
-        document["seconds"] = round(seconds, 1)
+        document["seconds"] = {"wall": round(seconds, 1), "jobs": args.jobs,
+                               **{f"{k}_work": round(v, 1) for k, v in work.items()}}
         args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     return 0
