@@ -9,6 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from pytest_chunkeval.calibrate import cli as calibrate_cli
 from pytest_chunkeval.generators import cli as golden_cli
 from pytest_chunkeval.github import cli as github_cli
 from pytest_chunkeval.init import cli as init_cli
@@ -20,6 +21,7 @@ def parser() -> argparse.ArgumentParser:
     golden_cli.add_parser(areas)
     github_cli.add_parser(areas)
     init_cli.add_parser(areas)
+    calibrate_cli.add_parser(areas)
     return top
 
 
