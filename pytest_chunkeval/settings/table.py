@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from pytest_chunkeval.retrieval.embed import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
-from pytest_chunkeval.retrieval.index import RETRIEVAL_MODES
 from pytest_chunkeval.retrieval.storage import StorageOptions, parse_storage_options
 from pytest_chunkeval.scoring.family import CORRECTIONS
 from pytest_chunkeval.settings.setting import (
@@ -40,12 +39,12 @@ from pytest_chunkeval.settings.setting import (
     resolve,
     share,
 )
-from pytest_chunkeval.vocabulary import DEFAULT_K
+from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL, FILE, RANK_MODES, RETRIEVAL_MODES
 
 DEFAULT_GOLDEN = ["golden/*/queries.yaml", "golden/*/queries.jsonl"]
 #: Where chunking and embedding run: in this process (default) or as a Ray Data pipeline (the ``ray`` extra).
 ENGINES = ("local", "ray")
-GATE_MODES = ("file", "chunk")
+GATE_MODES = RANK_MODES
 SIZE_MEASURES = ("bytes", "chunk_count", "text_bytes")
 #: What a chunker warning new on head does to its comparison. "fail" by default: a new "closing line without an
 #: open block" is the clearest sign a grammar change broke parsing, and unchanged code gives none (no false alarm).
@@ -158,7 +157,7 @@ SETTINGS: tuple[Setting, ...] = (
             flag="--chunkeval-k", ini="chunkeval_k", metavar="K", check=at_least(1)),
     Setting("retrieval", "retrieval", "search mode: hybrid (vector + BM25 over split identifiers, fused by RRF), "
             "vector or fts; a comma list (vector,hybrid) evaluates every strategy under each mode in one run, sharing "
-            "chunks, embeddings and tables, with ids and rows labelled ast[vector]", MODES, "hybrid",
+            "chunks, embeddings and tables, with ids and rows labelled ast[vector]", MODES, DEFAULT_RETRIEVAL,
             flag="--chunkeval-retrieval", ini="chunkeval_retrieval", metavar="MODE[,MODE...]",
             choices=RETRIEVAL_MODES, check=lambda modes: _modes(modes.split(","))),
     Setting("db_uri", "retrieval", "where the index tables live: a folder or any LanceDB URI (s3://bucket/path, "
@@ -183,7 +182,7 @@ SETTINGS: tuple[Setting, ...] = (
             NUMBER, 0.05, ini="chunkeval_gate_recall_drop", check=at_least(0)),
     Setting("gate_size_increase", "gates", "a candidate's index must grow less than this over the baseline's "
             "(relative)", NUMBER, 0.50, ini="chunkeval_gate_size_increase", check=at_least(0)),
-    Setting("gate_mode", "gates", "relevance view the gates read: file or chunk", TEXT, "file",
+    Setting("gate_mode", "gates", "relevance view the gates read: file or chunk", TEXT, FILE,
             ini="chunkeval_gate_mode", choices=GATE_MODES),
     Setting("gate_size_measure", "gates", "the index size the gates compare: bytes (on disk), chunk_count or "
             "text_bytes", TEXT, "bytes", ini="chunkeval_gate_size_measure", choices=SIZE_MEASURES),
