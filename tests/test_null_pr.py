@@ -3,7 +3,6 @@ a report's comparison is read as the check reads it (red exactly when a strategy
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -41,14 +40,12 @@ def test_a_suite_is_copied_with_its_corpus_and_records(tmp_path: Path) -> None:
     assert (copy.parent / "corpus" / "a.py").read_text() == "x = 1\n" and (copy.parent / "accepted_misses.yaml").is_file()
 
 
-def test_the_comparison_is_read_as_the_check_reads_it(tmp_path: Path) -> None:
+def test_the_comparison_is_read_as_the_check_reads_it() -> None:
     tool = _tool()
     metrics = [{"gating": True, "p_adjusted": 0.2}, {"gating": True, "p_adjusted": 0.03}, {"gating": False, "p_adjusted": None}]
     report = {"suites": {"a.yaml": {"comparison": {"strategies": {
         "ast": {"verdict": "worse", "metrics": metrics, "problems": ["ndcg@10 (file) fell"]},
         "file_level": {"verdict": "unchanged", "metrics": []}}}}}}
-    path = tmp_path / "r.json"
-    path.write_text(json.dumps(report))
-    found = tool.verdicts(path)
+    found = tool.verdicts(report)
     assert found["a.yaml::ast"] == {"verdict": "worse", "min_p_adjusted": 0.03, "problems": ["ndcg@10 (file) fell"]}
     assert found["a.yaml::file_level"]["verdict"] == "unchanged"

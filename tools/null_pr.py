@@ -8,9 +8,13 @@ should move nothing but does (a comment that shifts a chunk boundary and with it
 For each suite given, the suite's folder (queries, corpus, accepted misses) is copied into ``--out``; the copies are
 evaluated once as the base report, then ``--runs`` times with one comment line appended to one corpus file (a
 different file each time, chosen at random from the files a comment can be written in; appended at the end so no
-golden line range moves), each run compared with the base report (``--chunkeval-compare``), the file restored after.
-A run is red when any strategy's comparison says ``worse`` (the check's ``::regression`` items fail exactly then).
-All suites are evaluated in every run, so the family is the whole run's, as in CI.
+golden line range moves), the file restored after. Each run's report is then compared with the base report by the
+check's own decision (``compare_run``: pairing, gating family, Holm, tolerance, size and warning gates) under the
+default policy. ``--chunkeval-compare`` itself would refuse these pairs up front, and rightly: the suite's corpus
+differs (a comment more), which in a real pull request means the numbers are not comparable. Here that difference is
+the injected null change, so the tool decides past the refusal on purpose. A run is red when any strategy's comparison
+says ``worse`` (the check's ``vs-base`` items fail exactly then). All suites are evaluated in every run, so the family
+is the whole run's, as in CI.
 
     python tools/null_pr.py golden/avap/queries.yaml golden/polyglot/queries.yaml --runs 5 \
         --strategies fixed_size,ast,function_level --out /tmp/nullpr
@@ -55,15 +59,12 @@ def copy_suite(golden: Path, out: Path) -> Path:
     return dest / golden.name
 
 
-def evaluate(root: Path, goldens: list[Path], report: Path, args: argparse.Namespace,
-             compare: Path | None = None) -> tuple[int, float]:
+def evaluate(root: Path, goldens: list[Path], report: Path, args: argparse.Namespace) -> tuple[int, float]:
     cmd = [sys.executable, "-m", "pytest", "--chunkeval", "-m", "chunkeval", "-q", "-p", "no:cacheprovider",
            "--chunkeval-no-progress", f"--chunkeval-report={report}", f"--chunkeval-db={args.out / 'lancedb'}"]
     cmd += [f"--chunkeval-golden={g}" for g in goldens]
     if args.strategies:
         cmd.append(f"--chunkeval-strategies={args.strategies}")
-    if compare is not None:
-        cmd.append(f"--chunkeval-compare={compare}")
     cmd += args.pytest_arg
     started = time.perf_counter()
     with (report.with_suffix(".log")).open("w", encoding="utf-8") as log:
@@ -71,9 +72,23 @@ def evaluate(root: Path, goldens: list[Path], report: Path, args: argparse.Names
     return rc, time.perf_counter() - started
 
 
-def verdicts(report: Path) -> dict[str, Any]:
+def decide(base: Path, head: Path) -> dict[str, Any]:
+    """``head``'s report compared with ``base``'s as the check compares them, under the default policy (tolerance
+    0.01, alpha 0.05, Holm, size and new-warning gates) at the report's k: the per-suite comparisons as the report's
+    ``comparison`` sections would hold them."""
+    from pytest_chunkeval.results import suites_from_report
+    from pytest_chunkeval.scoring.comparison import Policy, compare_run, comparison_dict
+
+    head_report = json.loads(head.read_text(encoding="utf-8"))
+    bases = suites_from_report(json.loads(base.read_text(encoding="utf-8")))
+    heads = suites_from_report(head_report)
+    policy = Policy(k=int(head_report.get("k", 10)))
+    compared, _ = compare_run({key: bases.get(key) for key in heads}, heads, policy)
+    return {"suites": {key: {"comparison": comparison_dict(c)} for key, c in compared.items()}}
+
+
+def verdicts(data: dict[str, Any]) -> dict[str, Any]:
     """Per suite and strategy: the comparison's verdict and the smallest adjusted p of its gating metrics."""
-    data = json.loads(report.read_text(encoding="utf-8"))
     out: dict[str, Any] = {}
     for key, suite in (data.get("suites") or {}).items():
         for name, s in ((suite.get("comparison") or {}).get("strategies") or {}).items():
@@ -116,10 +131,10 @@ def main(argv: list[str] | None = None) -> int:
             path.write_bytes((text + ("" if text.endswith("\n") else "\n") + f"{comment_for(path)}\n")
                              .encode("utf-8", errors="surrogateescape"))
             report = args.out / f"run-{i}.json"
-            rc, seconds = evaluate(args.root, goldens, report, args, compare=base)
+            rc, seconds = evaluate(args.root, goldens, report, args)
         finally:
             path.write_bytes(original)
-        found = verdicts(report) if report.is_file() else {}
+        found = verdicts(decide(base, report)) if report.is_file() else {}
         worse = sorted(k for k, v in found.items() if v["verdict"] == "worse")
         changed = sorted(k for k, v in found.items() if v["verdict"] in ("ok", "worse"))
         runs.append({"file": str(path.relative_to(args.out)), "exit": rc, "seconds": round(seconds, 1),
