@@ -78,11 +78,12 @@ def decide(base: Path, head: Path) -> dict[str, Any]:
     ``comparison`` sections would hold them."""
     from pytest_chunkeval.results import suites_from_report
     from pytest_chunkeval.scoring.comparison import Policy, compare_run, comparison_dict
+    from pytest_chunkeval.vocabulary import DEFAULT_K
 
     head_report = json.loads(head.read_text(encoding="utf-8"))
     bases = suites_from_report(json.loads(base.read_text(encoding="utf-8")))
     heads = suites_from_report(head_report)
-    policy = Policy(k=int(head_report.get("k", 10)))
+    policy = Policy(k=int(head_report.get("k", DEFAULT_K)))
     compared, _ = compare_run({key: bases.get(key) for key in heads}, heads, policy)
     return {"suites": {key: {"comparison": comparison_dict(c)} for key, c in compared.items()}}
 
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     if not base.is_file():
         print("no base report; see base.log", file=sys.stderr)
         return 1
-    runs = []
+    runs: list[dict[str, Any]] = []
     for i, (_, path) in enumerate(picks):
         original = path.read_bytes()
         text = original.decode("utf-8", errors="surrogateescape")

@@ -28,6 +28,7 @@ from pytest_chunkeval.calibrate.nulls import NullPlan, NullRates, plan, same_tre
 from pytest_chunkeval.results import SuiteResult, suites_from_report
 from pytest_chunkeval.scoring.comparison import Policy
 from pytest_chunkeval.scoring.family import CORRECTIONS
+from pytest_chunkeval.vocabulary import DEFAULT_K
 
 CHUNK = 50  # runs per task handed to a worker
 
@@ -71,7 +72,7 @@ def load(paths: Sequence[Path]) -> tuple[dict[str, SuiteResult], int]:
     ks: set[int] = set()
     for path in paths:
         report = json.loads(path.read_text(encoding="utf-8"))
-        ks.add(int(report.get("k", 10)))
+        ks.add(int(report.get("k", DEFAULT_K)))
         for key, suite in suites_from_report(report).items():
             if key in suites:
                 key = f"{path.name}:{key}"
@@ -81,7 +82,7 @@ def load(paths: Sequence[Path]) -> tuple[dict[str, SuiteResult], int]:
             suites[key] = suite
     if len(ks) > 1:
         raise ValueError(f"the reports were evaluated at different cutoffs k: {sorted(ks)}")
-    return suites, ks.pop() if ks else 10
+    return suites, ks.pop() if ks else DEFAULT_K
 
 
 @contextlib.contextmanager

@@ -18,11 +18,12 @@ import numpy as np
 
 from pytest_chunkeval.results import IndexInfo, QueryResult, QuerySpec, StrategyResult, SuiteResult
 from pytest_chunkeval.scoring.family import GATING
+from pytest_chunkeval.vocabulary import metric_key
 
 
 def gating_columns(k: int) -> tuple[tuple[str, str], ...]:
     """(relevance mode, metric key) of every gating metric at cutoff ``k``: ``("file", "ndcg@10")``, ..."""
-    return tuple((mode, f"{short}@{k}") for mode, short in GATING)
+    return tuple((mode, metric_key(short, k)) for mode, short in GATING)
 
 
 @dataclass(frozen=True)

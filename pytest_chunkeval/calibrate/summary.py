@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_chunkeval.calibrate.inject import Detection
 from pytest_chunkeval.calibrate.nulls import ALL, NullRates
+from pytest_chunkeval.vocabulary import NDCG, label
 
 
 def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -95,7 +96,7 @@ def render(settings: dict[str, Any], nulls: Sequence[NullRates], power: Sequence
                          _fmt(_pooled(ds, factors[0], first, ndcg=True))])
         runs = max(d.runs for d in power)
         out += ["", f"Detection: a strategy loses its first relevant file on a share of the queries, sized in MDEs of "
-                    f"file NDCG@{settings['k']} ({first}); {runs} runs per strategy and size",
+                    f"file {label(NDCG, settings['k'])} ({first}); {runs} runs per strategy and size",
                 _table(["suite", "change", "strategies", "MDE median [range]", *cols,
                         f"NDCG alone {factors[0]:g}x"], rows, 2)]
         short = [d for d in power if d.runs and not d.reached]
