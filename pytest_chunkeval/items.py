@@ -310,8 +310,7 @@ class GateItem(EvalItem):
         self.gate = gate
 
     def runtest(self) -> None:
-        from pytest_chunkeval.results import StrategyResult
-        from pytest_chunkeval.scoring.gates import GATE_METRIC, evaluate_gates
+        from pytest_chunkeval.scoring.gates import GATE_METRIC
 
         state = state_of(self)
         node = self.strategy_node
@@ -323,10 +322,12 @@ class GateItem(EvalItem):
         base = state.evaluator().run(node.suite, regs[baseline], state.strategy(regs[baseline]), node.mode)
         if base.skipped:
             pytest.skip(f"baseline {baseline} was skipped on this suite: {base.skipped}")
+        if base.failed:
+            raise ReportedFailure(f"baseline {baseline} failed to build on this suite: {base.failed}")
         k, t = state.options.k, state.options.thresholds
-        key = state.suite_key(node.suite)
-        typed = (StrategyResult.from_run(run, key), StrategyResult.from_run(base, key))
-        result = next(g for g in evaluate_gates(*typed, k, t) if g.name == self.gate)
+        # The run's one judgement of this result: the report's gates and the summary's gates column read it too.
+        judged = state.against_baseline(node.suite, run, base)
+        result = next(g for g in judged.gates or () if g.name == self.gate)
         if not result.passed:
             metric = metric_key(GATE_METRIC.get(self.gate, RECALL), k)
             worst = sorted(

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.retrieval.table_rows import SIZE_MEASURE
+from pytest_chunkeval.scoring.judged import AgainstBaseline, GateResult, VsBaseline
 from pytest_chunkeval.scoring.metrics import chunk_grade
 from pytest_chunkeval.vocabulary import Ranked, Relevant
 
@@ -170,6 +171,9 @@ class StrategyResult:
     fallbacks: tuple[str, ...] = ()
     mode: str = ""  # the retrieval mode searched with ("" only for an old report entry that does not say)
     label: str = ""  # the key of this result in its suite (row_label); the name when left empty
+    # Against the baseline of the same mode (gates, paired statistics): judged once for the run
+    # (scoring.against_baseline.judge_suites); None until then, and for a result with no numbers.
+    against: AgainstBaseline | None = None
 
     def __post_init__(self) -> None:
         self.label = self.label or self.name
@@ -178,6 +182,16 @@ class StrategyResult:
     def evaluated(self) -> bool:
         """Whether there are numbers to read: neither skipped (nothing to do here) nor failed to build."""
         return not (self.skipped or self.failed)
+
+    @property
+    def vs_baseline(self) -> VsBaseline:
+        """The stored paired statistics against the baseline (empty when not judged, or for the baseline)."""
+        return self.against.vs if self.against is not None else {}
+
+    @property
+    def gates(self) -> tuple[GateResult, ...]:
+        """The stored gate outcomes against the baseline (empty when not judged, or for the baseline)."""
+        return (self.against.gates or ()) if self.against is not None else ()
 
     @property
     def warnings(self) -> list[str]:
@@ -251,7 +265,7 @@ class StrategyResult:
             index=index, means={mode: dict(v) for mode, v in (entry.get("aggregate") or {}).items()},
             intervals=intervals, queries=queries, quality=dict(entry.get("quality") or {}),
             strategy_stats=dict(entry.get("strategy_stats") or {}), fallbacks=tuple(entry.get("fallbacks") or ()),
-            mode=mode, label=label,
+            mode=mode, label=label, against=AgainstBaseline.from_entry(entry),
         )
 
     def to_entry(self) -> dict[str, Any]:
@@ -287,6 +301,7 @@ class StrategyResult:
                 }
                 for qid, q in self.queries.items()
             },
+            **(self.against.report_fields() if self.against is not None else {}),
         }
 
 
