@@ -378,18 +378,24 @@ def suite_key(path: Path, root: Path) -> str:
         return path.resolve().as_posix()
 
 
+def strategy_order(name: str, mode: str, baseline: str, modes: tuple[str, ...]) -> tuple[int, str, bool, str]:
+    """Where the result of strategy ``name`` searched with ``mode`` sits among its suite's results: per retrieval
+    mode in the run's order (a mode the run did not ask for after those), the baseline first, then by name; so tables
+    read "baseline, then the rest against it". A serial run (:func:`collect`) and an xdist controller
+    (``distributed.merge``) both order by it, so they write the same report."""
+    rank = modes.index(mode) if mode in modes else len(modes)
+    return rank, mode, name != baseline, name
+
+
 def collect(
     runs: Iterable[StrategyRun], root: Path, baseline: str, modes: tuple[str, ...] = ()
 ) -> dict[str, SuiteResult]:
-    """Typed results of every run, by suite; per retrieval mode (in ``modes`` order) the baseline first, then by
-    name, so tables read "baseline, then the rest against it". Keys are :func:`row_label` s: labelled by mode only
-    when ``modes`` holds several."""
-    order = {m: i for i, m in enumerate(modes)}
+    """Typed results of every run, by suite (in key order) and within a suite by :func:`strategy_order`. Keys are
+    :func:`row_label` s: labelled by mode only when ``modes`` holds several."""
     multi = len(modes) > 1
     suites: dict[str, SuiteResult] = {}
-    for run in sorted(runs, key=lambda r: (str(r.suite.path.resolve()), order.get(r.mode, len(order)), r.mode,
-                                           r.name != baseline, r.name)):
-        key = suite_key(run.suite.path, root)
+    keyed = [(suite_key(run.suite.path, root), run) for run in runs]
+    for key, run in sorted(keyed, key=lambda kr: (kr[0], strategy_order(kr[1].name, kr[1].mode, baseline, modes))):
         if key not in suites:
             suites[key] = SuiteResult.from_suite(key, run.suite, suite_key(run.suite.corpus_dir, root))
         label = row_label(run.name, run.mode, multi)
