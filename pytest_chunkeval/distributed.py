@@ -14,7 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_chunkeval.results import SuiteResult, strategy_order
+from pytest_chunkeval.ordering import strategy_order
+from pytest_chunkeval.results import SuiteResult
 
 PAYLOAD_KEY = "chunkeval"
 
@@ -50,7 +51,7 @@ def merge(
     results: list[WorkerResults], baseline: str, modes: tuple[str, ...] = ()
 ) -> tuple[dict[str, SuiteResult], WorkerResults]:
     """The union of the workers' results, ordered as a serial run orders them (suites by key, strategies by
-    ``results.strategy_order``); plus the merged totals, model, outcomes and base."""
+    ``ordering.strategy_order``); plus the merged totals, model, outcomes and base."""
     merged = WorkerResults()
     entries: dict[str, dict[str, Any]] = {}
     for part in results:

@@ -256,7 +256,8 @@ class QualityItem(EvalItem):
 
     def runtest(self) -> None:
         run = self.evaluation()
-        q = run.quality
+        facts = run.facts
+        q = facts.quality
         assert q is not None
         name = run.name
         if self.check == "lossless":
@@ -279,13 +280,13 @@ class QualityItem(EvalItem):
                 )
         elif self.check == "fallback":
             limit = state_of(self).options.max_fallback
-            share = len(run.fallbacks) / run.files_handled if run.files_handled else 0.0
+            share = len(facts.fallbacks) / facts.files_handled if facts.files_handled else 0.0
             if share > limit:
                 raise ReportedFailure(
-                    f"{name}'s own chunking failed on {len(run.fallbacks)} of {run.files_handled} files "
+                    f"{name}'s own chunking failed on {len(facts.fallbacks)} of {facts.files_handled} files "
                     f"({share:.0%}), more than chunkeval_max_fallback allows ({limit:.0%}): those files were cut into "
                     f"fixed windows instead, so this row does not measure {name} there.\n"
-                    f"first: {run.fallbacks[0]}\n"
+                    f"first: {facts.fallbacks[0]}\n"
                     "Fix the strategy, or allow a share explicitly: --chunkeval-max-fallback=0.1 "
                     "(ini chunkeval_max_fallback)"
                 )

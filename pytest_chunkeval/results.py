@@ -15,7 +15,7 @@ one searched another way.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -143,6 +143,19 @@ class IndexInfo:
     def measure(self, name: str) -> float:
         return float(getattr(self, name))
 
+    @classmethod
+    def from_run(cls, run: StrategyRun) -> IndexInfo:
+        """The report's view of a run's index: its build facts (sizes, cost, chunks) and this run's own table,
+        times and embedding counts. The one place these are copied from the run."""
+        facts = run.facts
+        return cls(
+            table=run.table, fingerprint=run.fingerprint, reused=run.reused, bytes=facts.index_bytes,
+            chunk_count=len(facts.chunks), text_bytes=facts.text_bytes, chunk_seconds=round(run.chunk_seconds, 4),
+            build_seconds=round(run.build_seconds, 4), embedded=run.embed.embedded, cached=run.embed.cached,
+            digest=chunks_digest(facts.chunks), bytes_measure=SIZE_MEASURE, cost=dict(facts.cost),
+            chunks_cached=run.facts_cached,
+        )
+
 
 def chunks_digest(chunks: Any) -> str:
     h = hashlib.sha256()
@@ -212,13 +225,6 @@ class StrategyResult:
     def from_run(cls, run: StrategyRun, suite_key: str, label: str = "") -> StrategyResult:
         if run.skipped or run.failed:
             return cls(suite_key, run.name, skipped=run.skipped, failed=run.failed, mode=run.mode, label=label)
-        index = IndexInfo(
-            table=run.table, fingerprint=run.fingerprint, reused=run.reused, bytes=run.index_bytes,
-            chunk_count=len(run.chunks), text_bytes=run.text_bytes, chunk_seconds=round(run.chunk_seconds, 4),
-            build_seconds=round(run.build_seconds, 4), embedded=run.embed.embedded, cached=run.embed.cached,
-            digest=chunks_digest(run.chunks), bytes_measure=SIZE_MEASURE, cost=dict(run.cost),
-            chunks_cached=run.facts_cached,
-        )
         intervals = {
             mode: {m: Interval.from_dict(s) for m, s in metrics.items()} for mode, metrics in run.aggregate.items()
         }
@@ -226,12 +232,14 @@ class StrategyResult:
             qid: QueryResult(qid, o.hit, tuple(o.ranking), o.metrics, tuple(o.tokens))
             for qid, o in run.outcomes.items()
         }
+        facts = run.facts
         return cls(
-            suite=suite_key, name=run.name, files=run.files_handled,
-            chunks=tuple(ChunkSpan(cid, c.path, c.start_line, c.end_line, c.kind) for cid, c in run.chunks),
-            index=index, means={mode: {m: iv.mean for m, iv in ms.items()} for mode, ms in intervals.items()},
-            intervals=intervals, queries=queries, quality=run.quality.as_dict() if run.quality else {},
-            strategy_stats=dict(run.strategy_stats), fallbacks=tuple(run.fallbacks), mode=run.mode, label=label,
+            suite=suite_key, name=run.name, files=facts.files_handled,
+            chunks=tuple(ChunkSpan(cid, c.path, c.start_line, c.end_line, c.kind) for cid, c in facts.chunks),
+            index=IndexInfo.from_run(run),
+            means={mode: {m: iv.mean for m, iv in ms.items()} for mode, ms in intervals.items()},
+            intervals=intervals, queries=queries, quality=facts.quality.as_dict() if facts.quality else {},
+            strategy_stats=dict(facts.strategy_stats), fallbacks=tuple(facts.fallbacks), mode=run.mode, label=label,
         )
 
     @classmethod
@@ -376,28 +384,3 @@ def suite_key(path: Path, root: Path) -> str:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.resolve().as_posix()
-
-
-def strategy_order(name: str, mode: str, baseline: str, modes: tuple[str, ...]) -> tuple[int, str, bool, str]:
-    """Where the result of strategy ``name`` searched with ``mode`` sits among its suite's results: per retrieval
-    mode in the run's order (a mode the run did not ask for after those), the baseline first, then by name; so tables
-    read "baseline, then the rest against it". A serial run (:func:`collect`) and an xdist controller
-    (``distributed.merge``) both order by it, so they write the same report."""
-    rank = modes.index(mode) if mode in modes else len(modes)
-    return rank, mode, name != baseline, name
-
-
-def collect(
-    runs: Iterable[StrategyRun], root: Path, baseline: str, modes: tuple[str, ...] = ()
-) -> dict[str, SuiteResult]:
-    """Typed results of every run, by suite (in key order) and within a suite by :func:`strategy_order`. Keys are
-    :func:`row_label` s: labelled by mode only when ``modes`` holds several."""
-    multi = len(modes) > 1
-    suites: dict[str, SuiteResult] = {}
-    keyed = [(suite_key(run.suite.path, root), run) for run in runs]
-    for key, run in sorted(keyed, key=lambda kr: (kr[0], strategy_order(kr[1].name, kr[1].mode, baseline, modes))):
-        if key not in suites:
-            suites[key] = SuiteResult.from_suite(key, run.suite, suite_key(run.suite.corpus_dir, root))
-        label = row_label(run.name, run.mode, multi)
-        suites[key].strategies[label] = StrategyResult.from_run(run, key, label)
-    return suites

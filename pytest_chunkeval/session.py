@@ -336,7 +336,7 @@ class ChunkevalState:
         """
         if self._workers is not None:
             return self._merged_summary(run_base)
-        from pytest_chunkeval.results import collect
+        from pytest_chunkeval.ordering import collect
 
         ev = self._evaluator
         if ev is None or not ev.runs:
@@ -445,7 +445,7 @@ class ChunkevalState:
     def worker_results(self) -> str | None:
         """This worker's results for the controller (see ``distributed``), or None when it evaluated nothing."""
         from pytest_chunkeval.distributed import WorkerResults
-        from pytest_chunkeval.results import collect
+        from pytest_chunkeval.ordering import collect
 
         ev = self._evaluator
         if ev is None or not ev.runs:

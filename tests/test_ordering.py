@@ -1,5 +1,5 @@
-"""One order of a suite's results, whoever collects them: a serial run (results.collect) and an xdist controller
-(distributed.merge) both sort by results.strategy_order, so they write the same report. Hand-made runs and worker
+"""One order of a suite's results, whoever collects them: a serial run (ordering.collect) and an xdist controller
+(distributed.merge) both sort by ordering.strategy_order, so they write the same report. Hand-made runs and worker
 payloads here; nothing is evaluated."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pytest_chunkeval.corpus import Corpus
 from pytest_chunkeval.distributed import WorkerResults, merge
 from pytest_chunkeval.evaluate import StrategyRun
 from pytest_chunkeval.golden import GoldenSuite
-from pytest_chunkeval.results import collect, strategy_order
+from pytest_chunkeval.ordering import collect, strategy_order
 
 MODES = ("vector", "hybrid")
 # "ast-x" sorts before "ast[vector]" as a label ("-" < "[") but after "ast" as a name: ordering by label (as merge
