@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_chunkeval.ordering import strategy_order
 from pytest_chunkeval.results import SuiteResult
 
 PAYLOAD_KEY = "chunkeval"
@@ -49,8 +50,8 @@ class WorkerResults:
 def merge(
     results: list[WorkerResults], baseline: str, modes: tuple[str, ...] = ()
 ) -> tuple[dict[str, SuiteResult], WorkerResults]:
-    """The union of the workers' results, ordered as a serial run orders them (suites by key, the baseline first,
-    then by name); plus the merged totals, model, outcomes and base."""
+    """The union of the workers' results, ordered as a serial run orders them (suites by key, strategies by
+    ``ordering.strategy_order``); plus the merged totals, model, outcomes and base."""
     merged = WorkerResults()
     entries: dict[str, dict[str, Any]] = {}
     for part in results:
@@ -73,11 +74,8 @@ def merge(
     suites: dict[str, SuiteResult] = {}
     for key in sorted(entries):
         entry = entries[key]
-        # Per retrieval mode in the run's order, the baseline first, as a serial run orders them (results.collect).
-        rank = {m: i for i, m in enumerate(modes)}
-        order = sorted(entry["strategies"], key=lambda n: (
-            rank.get(str(entry["strategies"][n].get("retrieval") or ""), len(rank)),
-            str(entry["strategies"][n].get("strategy") or n) != baseline, n))
-        entry["strategies"] = {n: entry["strategies"][n] for n in order}
+        entry["strategies"] = dict(sorted(entry["strategies"].items(), key=lambda item: (
+            strategy_order(str(item[1].get("strategy") or item[0]), str(item[1].get("retrieval") or ""), baseline,
+                           modes), item[0])))
         suites[key] = SuiteResult.from_entry(key, entry)
     return suites, merged

@@ -18,7 +18,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunk_corpus import RemoteChunker, chunk_corpus, count_and_check
 from pytest_chunkeval.fingerprint import index_fingerprint, strategy_fingerprint
 from pytest_chunkeval.golden import GoldenSuite
@@ -28,7 +27,6 @@ from pytest_chunkeval.retrieval.table_identity import TableIdentity
 from pytest_chunkeval.retrieval.table_rows import Hit, Row
 from pytest_chunkeval.run_cache import BuildFacts, FactsCache, ScoredSearch
 from pytest_chunkeval.scoring.outcomes import QueryOutcome, aggregate, score_query
-from pytest_chunkeval.scoring.quality import QualityReport
 from pytest_chunkeval.strategy import Contract, Registration, resolve
 from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL, ChunkRef
 
@@ -52,35 +50,26 @@ class Settings:
 
 @dataclass
 class StrategyRun:
+    """One strategy on one suite searched with one mode, with the live state the evaluation left (the contract,
+    every chunk's text): what :meth:`~pytest_chunkeval.results.StrategyResult.from_run` turns into a result."""
+
     suite: GoldenSuite
     name: str
     strategy: Contract | None = None  # bound to the embedder's model
     mode: str = ""  # the retrieval mode its outcomes were searched with; chunks and index are shared across modes
     skipped: str | None = None
     failed: str | None = None  # the strategy could not be built: why (its items fail, the tables say so)
-    files_handled: int = 0
-    chunks: list[tuple[str, Chunk]] = field(default_factory=list)
-    fallbacks: list[str] = field(default_factory=list)
+    # The chunking's outcome, the table's size and what the build cost: made here or read from the facts cache.
+    facts: BuildFacts = field(default_factory=BuildFacts)
     table: str = ""
     fingerprint: str = ""
     reused: bool = False
-    index_bytes: int = 0
-    chunk_seconds: float = 0.0
+    chunk_seconds: float = 0.0  # this run's own times (facts.cost holds those of the run that built the index)
     build_seconds: float = 0.0
     embed: EmbedCounts = field(default_factory=EmbedCounts)
     outcomes: dict[str, QueryOutcome] = field(default_factory=dict)
     aggregate: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
-    quality: QualityReport | None = None
-    strategy_stats: dict[str, Any] = field(default_factory=dict)
-    tokens: dict[str, int] = field(default_factory=dict)  # chunk id -> model tokens of its text (no specials)
-    # What building this index cost when it was built (this run, or the run whose facts were reused):
-    # chunk_seconds, embed_seconds, build_seconds. chunk_seconds/build_seconds above are this run's own.
-    cost: dict[str, float] = field(default_factory=dict)
-    facts_cached: bool = False  # chunks, checks and sizes came from the facts cache (nothing was chunked)
-
-    @property
-    def text_bytes(self) -> int:
-        return sum(len(c.text.encode("utf-8")) for _, c in self.chunks)
+    facts_cached: bool = False  # ``facts`` came from the facts cache (nothing was chunked)
 
     def per_query(self, mode: str, metric: str) -> list[float]:
         return [o.metrics[mode][metric] for o in self.outcomes.values()]
@@ -178,35 +167,25 @@ class Evaluator:
             suite.corpus.content_hash, strategy_fingerprint(reg, contract), self.embedder.cache_id
         )
         facts = self.facts.get(fingerprint) if self.facts is not None else None
-        if facts is not None:
-            self._apply(run, facts)
+        if facts is not None:  # a warm run's chunking: the stored outcome of the identical chunking of the table
+            run.facts, run.facts_cached = facts, True
         else:
             self._chunk(run, reg)
         self._index(run, fingerprint, facts)
         if facts is None and self.facts is not None:
-            self.facts.put(fingerprint, BuildFacts(
-                run.files_handled, run.chunks, run.fallbacks, run.strategy_stats, run.quality, run.tokens,
-                run.index_bytes, run.cost))
+            self.facts.put(fingerprint, run.facts)
         return run
-
-    @staticmethod
-    def _apply(run: StrategyRun, facts: BuildFacts) -> None:
-        """A warm run's chunking: the stored outcome of the identical chunking the table was built from."""
-        run.files_handled, run.chunks, run.fallbacks = facts.files_handled, facts.chunks, facts.fallbacks
-        run.strategy_stats, run.quality, run.tokens = facts.strategy_stats, facts.quality, facts.tokens
-        run.cost, run.facts_cached = dict(facts.cost), True
 
     def _chunk(self, run: StrategyRun, reg: Registration | None = None) -> None:
         t0 = time.perf_counter()
         strategy = run.strategy
         assert strategy is not None
         done = chunk_corpus(strategy, run.name, run.suite.corpus.files, self._remote(reg))
-        run.files_handled, run.chunks, run.fallbacks = done.files_handled, done.chunks, done.fallbacks
-        run.strategy_stats = done.strategy_stats
         run.chunk_seconds = time.perf_counter() - t0
-        run.cost["chunk_seconds"] = round(run.chunk_seconds, 4)
         # The contract is bound to the embedder's model: the checks and budget recall count with its tokenizer.
-        run.tokens, run.quality = count_and_check(done, strategy, run.suite.corpus.files, self.embedder.tokens)
+        tokens, quality = count_and_check(done, strategy, run.suite.corpus.files, self.embedder.tokens)
+        run.facts = BuildFacts(done.files_handled, done.chunks, done.fallbacks, done.strategy_stats, quality, tokens,
+                               cost={"chunk_seconds": round(run.chunk_seconds, 4)})
 
     def _remote(self, reg: Registration | None) -> RemoteChunker | None:
         """With ``--chunkeval-engine ray``: chunking by the engine's workers, for the registration ``reg``."""
@@ -215,8 +194,9 @@ class Evaluator:
         engine, model = self.engine, self.embedder.name_or_path
         return lambda files: engine.chunk(reg, files, model)
 
-    def _index(self, run: StrategyRun, fingerprint: str, facts: BuildFacts | None) -> None:
-        if not run.chunks:  # nothing to index: every query retrieves nothing and scores 0
+    def _index(self, run: StrategyRun, fingerprint: str, cached: BuildFacts | None) -> None:
+        chunks, cost = run.facts.chunks, run.facts.cost
+        if not chunks:  # nothing to index: every query retrieves nothing and scores 0
             return
         t0 = time.perf_counter()
         run.fingerprint = fingerprint
@@ -225,7 +205,7 @@ class Evaluator:
 
         def batches() -> Iterator[tuple[list[Row], np.ndarray]]:
             """Chunks' rows and vectors, a window at a time: each is written before the next is embedded."""
-            texts = [c.text for _, c in run.chunks]
+            texts = [c.text for _, c in chunks]
             runner, window = None, STREAM_WINDOW
             if self.engine is not None:  # one window: each starts a Ray pipeline whose actors load the model
                 e = self.embedder
@@ -240,17 +220,19 @@ class Evaluator:
                 embedding += time.perf_counter() - started
                 if vectors is None:
                     break
-                part = run.chunks[offset : offset + len(vectors)]
+                part = chunks[offset : offset + len(vectors)]
                 offset += len(vectors)
                 yield [Row(cid, c.path, c.start_line, c.end_line, c.text) for cid, c in part], vectors
-            run.cost["embed_seconds"] = round(embedding, 4)
+            cost["embed_seconds"] = round(embedding, 4)
 
-        run.reused = self.store.ensure(identity, len(run.chunks), batches)
-        # The size is a function of the table's content, which the fingerprint fixes: measured once, when built.
-        run.index_bytes = facts.index_bytes if run.reused and facts else self.store.size_bytes(run.table)
+        run.reused = self.store.ensure(identity, len(chunks), batches)
+        # The size is a function of the table's content, which the fingerprint fixes: measured once, when built
+        # (a reused table with cached facts keeps the size they hold).
+        if not (run.reused and cached is not None):
+            run.facts.index_bytes = self.store.size_bytes(run.table)
         run.build_seconds = time.perf_counter() - t0
         if not run.reused:  # embed_seconds was measured by batches; chunk_seconds stays the chunking's
-            run.cost["build_seconds"] = round(run.build_seconds, 4)
+            cost["build_seconds"] = round(run.build_seconds, 4)
 
     def _progress(self, what: str) -> Callable[[int, int], Callable[[int], None]]:
         """Progress for the texts the cache lacks only: cache hits are no work, and counting them as done would
@@ -288,8 +270,8 @@ class Evaluator:
     def _score(self, run: StrategyRun, k: int, depth: int, retrieval: str) -> None:
         """Search every query (rankings from the cache where it has them) and score it, then the aggregates."""
         vectors = self._queries(run.suite)
-        by_id = {cid: c for cid, c in run.chunks}
-        refs = [ChunkRef(cid, c.path, c.start_line, c.end_line) for cid, c in run.chunks]
+        by_id = {cid: c for cid, c in run.facts.chunks}
+        refs = [ChunkRef(cid, c.path, c.start_line, c.end_line) for cid, c in run.facts.chunks]
         file_lines = run.suite.file_lines()
         fresh: list[tuple[str, list[Hit]]] = []
         for q in run.suite.queries:
@@ -301,7 +283,7 @@ class Evaluator:
                     cached = self.store.search(run.table, vectors[q.id], q.text, retrieval, depth)
                     fresh.append((key, cached))
                 hits = cached
-            run.outcomes[q.id] = score_query(q, hits, by_id, refs, k, run.tokens, file_lines)
+            run.outcomes[q.id] = score_query(q, hits, by_id, refs, k, run.facts.tokens, file_lines)
         if self.rankings is not None and fresh:
             self.rankings.put_many(fresh)
         run.aggregate = aggregate(run.outcomes)

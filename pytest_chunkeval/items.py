@@ -256,7 +256,8 @@ class QualityItem(EvalItem):
 
     def runtest(self) -> None:
         run = self.evaluation()
-        q = run.quality
+        facts = run.facts
+        q = facts.quality
         assert q is not None
         name = run.name
         if self.check == "lossless":
@@ -279,13 +280,13 @@ class QualityItem(EvalItem):
                 )
         elif self.check == "fallback":
             limit = state_of(self).options.max_fallback
-            share = len(run.fallbacks) / run.files_handled if run.files_handled else 0.0
+            share = len(facts.fallbacks) / facts.files_handled if facts.files_handled else 0.0
             if share > limit:
                 raise ReportedFailure(
-                    f"{name}'s own chunking failed on {len(run.fallbacks)} of {run.files_handled} files "
+                    f"{name}'s own chunking failed on {len(facts.fallbacks)} of {facts.files_handled} files "
                     f"({share:.0%}), more than chunkeval_max_fallback allows ({limit:.0%}): those files were cut into "
                     f"fixed windows instead, so this row does not measure {name} there.\n"
-                    f"first: {run.fallbacks[0]}\n"
+                    f"first: {facts.fallbacks[0]}\n"
                     "Fix the strategy, or allow a share explicitly: --chunkeval-max-fallback=0.1 "
                     "(ini chunkeval_max_fallback)"
                 )
@@ -310,8 +311,7 @@ class GateItem(EvalItem):
         self.gate = gate
 
     def runtest(self) -> None:
-        from pytest_chunkeval.results import StrategyResult
-        from pytest_chunkeval.scoring.gates import GATE_METRIC, evaluate_gates
+        from pytest_chunkeval.scoring.gates import GATE_METRIC
 
         state = state_of(self)
         node = self.strategy_node
@@ -323,10 +323,12 @@ class GateItem(EvalItem):
         base = state.evaluator().run(node.suite, regs[baseline], state.strategy(regs[baseline]), node.mode)
         if base.skipped:
             pytest.skip(f"baseline {baseline} was skipped on this suite: {base.skipped}")
+        if base.failed:
+            raise ReportedFailure(f"baseline {baseline} failed to build on this suite: {base.failed}")
         k, t = state.options.k, state.options.thresholds
-        key = state.suite_key(node.suite)
-        typed = (StrategyResult.from_run(run, key), StrategyResult.from_run(base, key))
-        result = next(g for g in evaluate_gates(*typed, k, t) if g.name == self.gate)
+        # The run's one judgement of this result: the report's gates and the summary's gates column read it too.
+        judged = state.against_baseline(node.suite, run, base)
+        result = next(g for g in judged.gates or () if g.name == self.gate)
         if not result.passed:
             metric = metric_key(GATE_METRIC.get(self.gate, RECALL), k)
             worst = sorted(

@@ -15,11 +15,12 @@ one searched another way.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.retrieval.table_rows import SIZE_MEASURE
+from pytest_chunkeval.scoring.judged import AgainstBaseline, GateResult, VsBaseline
 from pytest_chunkeval.scoring.metrics import chunk_grade
 from pytest_chunkeval.vocabulary import Ranked, Relevant
 
@@ -142,6 +143,19 @@ class IndexInfo:
     def measure(self, name: str) -> float:
         return float(getattr(self, name))
 
+    @classmethod
+    def from_run(cls, run: StrategyRun) -> IndexInfo:
+        """The report's view of a run's index: its build facts (sizes, cost, chunks) and this run's own table,
+        times and embedding counts. The one place these are copied from the run."""
+        facts = run.facts
+        return cls(
+            table=run.table, fingerprint=run.fingerprint, reused=run.reused, bytes=facts.index_bytes,
+            chunk_count=len(facts.chunks), text_bytes=facts.text_bytes, chunk_seconds=round(run.chunk_seconds, 4),
+            build_seconds=round(run.build_seconds, 4), embedded=run.embed.embedded, cached=run.embed.cached,
+            digest=chunks_digest(facts.chunks), bytes_measure=SIZE_MEASURE, cost=dict(facts.cost),
+            chunks_cached=run.facts_cached,
+        )
+
 
 def chunks_digest(chunks: Any) -> str:
     h = hashlib.sha256()
@@ -170,6 +184,9 @@ class StrategyResult:
     fallbacks: tuple[str, ...] = ()
     mode: str = ""  # the retrieval mode searched with ("" only for an old report entry that does not say)
     label: str = ""  # the key of this result in its suite (row_label); the name when left empty
+    # Against the baseline of the same mode (gates, paired statistics): judged once for the run
+    # (scoring.against_baseline.judge_suites); None until then, and for a result with no numbers.
+    against: AgainstBaseline | None = None
 
     def __post_init__(self) -> None:
         self.label = self.label or self.name
@@ -178,6 +195,16 @@ class StrategyResult:
     def evaluated(self) -> bool:
         """Whether there are numbers to read: neither skipped (nothing to do here) nor failed to build."""
         return not (self.skipped or self.failed)
+
+    @property
+    def vs_baseline(self) -> VsBaseline:
+        """The stored paired statistics against the baseline (empty when not judged, or for the baseline)."""
+        return self.against.vs if self.against is not None else {}
+
+    @property
+    def gates(self) -> tuple[GateResult, ...]:
+        """The stored gate outcomes against the baseline (empty when not judged, or for the baseline)."""
+        return (self.against.gates or ()) if self.against is not None else ()
 
     @property
     def warnings(self) -> list[str]:
@@ -198,13 +225,6 @@ class StrategyResult:
     def from_run(cls, run: StrategyRun, suite_key: str, label: str = "") -> StrategyResult:
         if run.skipped or run.failed:
             return cls(suite_key, run.name, skipped=run.skipped, failed=run.failed, mode=run.mode, label=label)
-        index = IndexInfo(
-            table=run.table, fingerprint=run.fingerprint, reused=run.reused, bytes=run.index_bytes,
-            chunk_count=len(run.chunks), text_bytes=run.text_bytes, chunk_seconds=round(run.chunk_seconds, 4),
-            build_seconds=round(run.build_seconds, 4), embedded=run.embed.embedded, cached=run.embed.cached,
-            digest=chunks_digest(run.chunks), bytes_measure=SIZE_MEASURE, cost=dict(run.cost),
-            chunks_cached=run.facts_cached,
-        )
         intervals = {
             mode: {m: Interval.from_dict(s) for m, s in metrics.items()} for mode, metrics in run.aggregate.items()
         }
@@ -212,12 +232,14 @@ class StrategyResult:
             qid: QueryResult(qid, o.hit, tuple(o.ranking), o.metrics, tuple(o.tokens))
             for qid, o in run.outcomes.items()
         }
+        facts = run.facts
         return cls(
-            suite=suite_key, name=run.name, files=run.files_handled,
-            chunks=tuple(ChunkSpan(cid, c.path, c.start_line, c.end_line, c.kind) for cid, c in run.chunks),
-            index=index, means={mode: {m: iv.mean for m, iv in ms.items()} for mode, ms in intervals.items()},
-            intervals=intervals, queries=queries, quality=run.quality.as_dict() if run.quality else {},
-            strategy_stats=dict(run.strategy_stats), fallbacks=tuple(run.fallbacks), mode=run.mode, label=label,
+            suite=suite_key, name=run.name, files=facts.files_handled,
+            chunks=tuple(ChunkSpan(cid, c.path, c.start_line, c.end_line, c.kind) for cid, c in facts.chunks),
+            index=IndexInfo.from_run(run),
+            means={mode: {m: iv.mean for m, iv in ms.items()} for mode, ms in intervals.items()},
+            intervals=intervals, queries=queries, quality=facts.quality.as_dict() if facts.quality else {},
+            strategy_stats=dict(facts.strategy_stats), fallbacks=tuple(facts.fallbacks), mode=run.mode, label=label,
         )
 
     @classmethod
@@ -251,7 +273,7 @@ class StrategyResult:
             index=index, means={mode: dict(v) for mode, v in (entry.get("aggregate") or {}).items()},
             intervals=intervals, queries=queries, quality=dict(entry.get("quality") or {}),
             strategy_stats=dict(entry.get("strategy_stats") or {}), fallbacks=tuple(entry.get("fallbacks") or ()),
-            mode=mode, label=label,
+            mode=mode, label=label, against=AgainstBaseline.from_entry(entry),
         )
 
     def to_entry(self) -> dict[str, Any]:
@@ -287,6 +309,7 @@ class StrategyResult:
                 }
                 for qid, q in self.queries.items()
             },
+            **(self.against.report_fields() if self.against is not None else {}),
         }
 
 
@@ -361,22 +384,3 @@ def suite_key(path: Path, root: Path) -> str:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.resolve().as_posix()
-
-
-def collect(
-    runs: Iterable[StrategyRun], root: Path, baseline: str, modes: tuple[str, ...] = ()
-) -> dict[str, SuiteResult]:
-    """Typed results of every run, by suite; per retrieval mode (in ``modes`` order) the baseline first, then by
-    name, so tables read "baseline, then the rest against it". Keys are :func:`row_label` s: labelled by mode only
-    when ``modes`` holds several."""
-    order = {m: i for i, m in enumerate(modes)}
-    multi = len(modes) > 1
-    suites: dict[str, SuiteResult] = {}
-    for run in sorted(runs, key=lambda r: (str(r.suite.path.resolve()), order.get(r.mode, len(order)), r.mode,
-                                           r.name != baseline, r.name)):
-        key = suite_key(run.suite.path, root)
-        if key not in suites:
-            suites[key] = SuiteResult.from_suite(key, run.suite, suite_key(run.suite.corpus_dir, root))
-        label = row_label(run.name, run.mode, multi)
-        suites[key].strategies[label] = StrategyResult.from_run(run, key, label)
-    return suites

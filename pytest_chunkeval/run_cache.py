@@ -62,16 +62,27 @@ def _code_digest() -> str:
 
 @dataclass
 class BuildFacts:
-    """One (suite, strategy) index's chunking outcome and costs, as the run that built it measured them."""
+    """One (suite, strategy) index's chunking outcome and costs, as the run that built it measured them.
 
-    files_handled: int
-    chunks: list[tuple[str, Chunk]]
-    fallbacks: list[str]
-    strategy_stats: dict[str, Any]
-    quality: QualityReport | None
+    The one type of these facts: the evaluator fills it while it chunks and indexes (or reads it back from this
+    cache), a :class:`~pytest_chunkeval.evaluate.StrategyRun` holds it as ``facts``, and the report's
+    :class:`~pytest_chunkeval.results.IndexInfo` is made from it (``IndexInfo.from_run``). Its fields are what the
+    cache pickles: a change to them bumps :data:`FACTS_VERSION`."""
+
+    files_handled: int = 0
+    chunks: list[tuple[str, Chunk]] = field(default_factory=list)  # (chunk id "<path>#<i>", chunk), file by file
+    fallbacks: list[str] = field(default_factory=list)  # files the strategy failed on, cut into windows instead
+    strategy_stats: dict[str, Any] = field(default_factory=dict)
+    quality: QualityReport | None = None
     tokens: dict[str, int] = field(default_factory=dict)  # chunk id -> model tokens of its text (no specials)
-    index_bytes: int = 0
-    cost: dict[str, float] = field(default_factory=dict)  # chunk_seconds, embed_seconds, build_seconds
+    index_bytes: int = 0  # the table's size (index.SIZE_MEASURE), measured once, when it was built
+    # What building this index cost when it was built (also on a warm run that reused it): chunk_seconds,
+    # embed_seconds, build_seconds.
+    cost: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def text_bytes(self) -> int:
+        return sum(len(c.text.encode("utf-8")) for _, c in self.chunks)
 
 
 @dataclass

@@ -81,6 +81,8 @@ class ChunkevalState:
     compared: set[tuple[str, str]] = field(default_factory=set)
     _compared_runs: list[tuple[GoldenSuite, Registration, str]] = field(default_factory=list)
     _family: tuple[dict[str, Any], int] | None = None  # (suite key -> SuiteComparison, family size)
+    # (suite key, row label) -> scoring.judged.AgainstBaseline: judged by a gate item, read again by the summary
+    _judged: dict[tuple[str, str], Any] = field(default_factory=dict)
     _comparable: tuple[str, list[str]] | None = None  # (refusal message or "", fields the base does not record)
     failed_evaluations: dict[tuple[Path, str, str], str] = field(default_factory=dict)  # -> item that reported it
     _base_failure_item: str | None = None  # the item that reported a failed base evaluation in full
@@ -334,7 +336,7 @@ class ChunkevalState:
         """
         if self._workers is not None:
             return self._merged_summary(run_base)
-        from pytest_chunkeval.results import collect
+        from pytest_chunkeval.ordering import collect
 
         ev = self._evaluator
         if ev is None or not ev.runs:
@@ -359,9 +361,12 @@ class ChunkevalState:
 
     def _summarize(self, suites: dict[str, Any], embedding: dict[str, int], model: dict[str, Any], run_base: bool):
         from pytest_chunkeval.output.report import Summary
+        from pytest_chunkeval.scoring.against_baseline import judge_suites
         from pytest_chunkeval.scoring.comparison import compare_suite
 
         o = self.options
+        # Judged once, here (what a gate item judged already is reused): every output reads the stored values.
+        judge_suites(suites, o.baseline, o.k, o.thresholds, known=self._judged)
         summary = Summary(
             k=o.k, retrieval=o.retrieval, baseline=o.baseline, thresholds=o.thresholds, embedding=embedding,
             model=model, suites=suites, tolerance=o.regression_tolerance, columns=o.columns,
@@ -384,6 +389,19 @@ class ChunkevalState:
                 self._drop_unselected(summary.comparisons)
             summary.base = self.base_info()
         return summary
+
+    def against_baseline(self, suite: GoldenSuite, run: Any, base: Any):  # -> scoring.judged.AgainstBaseline
+        """``run`` (a StrategyRun) against ``base``, the baseline's run searched the same way: judged once per
+        (suite, row label) and kept, so the gate items and every output read the same value."""
+        from pytest_chunkeval.results import StrategyResult
+        from pytest_chunkeval.scoring.against_baseline import against
+
+        key = (self.suite_key(suite), self.label(run.name, run.mode))
+        if key not in self._judged:
+            o = self.options
+            result, baseline = (StrategyResult.from_run(r, key[0], self.label(r.name, r.mode)) for r in (run, base))
+            self._judged[key] = against(result, baseline, o.baseline, o.k, o.thresholds)
+        return self._judged[key]
 
     def _drop_unselected(self, comparisons: dict[str, Any]) -> None:
         """A strategy the base evaluated and head did not is "removed" only when head has no such strategy: one
@@ -427,7 +445,7 @@ class ChunkevalState:
     def worker_results(self) -> str | None:
         """This worker's results for the controller (see ``distributed``), or None when it evaluated nothing."""
         from pytest_chunkeval.distributed import WorkerResults
-        from pytest_chunkeval.results import collect
+        from pytest_chunkeval.ordering import collect
 
         ev = self._evaluator
         if ev is None or not ev.runs:

@@ -139,5 +139,7 @@ def test_under_xdist_the_controller_writes_one_report_equal_to_the_serial_one(pr
             for key in ("reused", "build_seconds", "chunk_seconds", "cached", "embedded", "cost", "chunks_cached"):
                 s.get("index", {}).pop(key, None)
     assert a == b
+    # In the same order too (ordering.strategy_order, shared by the serial collect and the controller's merge).
+    assert [list(x["strategies"]) for x in a["suites"].values()] == [list(x["strategies"]) for x in b["suites"].values()]
     assert (project.path / "summary.md").is_file()
     assert not (project.path / "chunkeval-report.json").exists()  # no worker wrote its own

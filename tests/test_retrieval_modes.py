@@ -26,6 +26,7 @@ from pytest_chunkeval.results import (
     row_label,
     suites_from_report,
 )
+from pytest_chunkeval.scoring.against_baseline import judge_suites
 from pytest_chunkeval.scoring.comparison import Policy, judged
 from pytest_chunkeval.scoring.gates import Thresholds
 from pytest_chunkeval.scoring.metrics import Relevant
@@ -60,6 +61,8 @@ def two_modes() -> SuiteResult:
 
 
 def summary(s: SuiteResult, retrieval: str = "vector,hybrid") -> Summary:
+    """The suite judged against the baseline once, as the session does, then wrapped for the renderers."""
+    judge_suites({"s.yaml": s}, "file_level", K, Thresholds())
     return Summary(k=K, retrieval=retrieval, baseline="file_level", model={"id": "m", "max_tokens": 256},
                    embedding={"embedded": 0, "cached": 0}, suites={"s.yaml": s}, thresholds=Thresholds())
 
@@ -70,17 +73,17 @@ def test_labels_are_bare_with_one_mode_and_carry_the_mode_with_several() -> None
 
 
 def test_the_baseline_delta_and_the_gates_compare_within_one_mode() -> None:
-    s = summary(two_modes())
-    vec, hyb = s.vs_baseline("s.yaml", "ast[vector]"), s.vs_baseline("s.yaml", "ast[hybrid]")
+    s = summary(two_modes()).suites["s.yaml"].strategies
+    vec, hyb = s["ast[vector]"].vs_baseline, s["ast[hybrid]"].vs_baseline
     assert vec["file"]["ndcg@10"]["delta"] == pytest.approx(0.5)
     assert vec["file"]["ndcg@10"]["relative"] == pytest.approx(1.0)
     assert hyb["file"]["ndcg@10"]["delta"] == pytest.approx(-0.4)
     assert hyb["file"]["ndcg@10"]["relative"] == pytest.approx(-0.5)
-    assert s.vs_baseline("s.yaml", "file_level[hybrid]") == {}  # the baseline against itself: nothing
-    gates = {label: {g.name: g.passed for g in s.gates("s.yaml", label)} for label in ("ast[vector]", "ast[hybrid]")}
+    assert s["file_level[hybrid]"].vs_baseline == {}  # the baseline against itself: nothing
+    gates = {label: {g.name: g.passed for g in s[label].gates} for label in ("ast[vector]", "ast[hybrid]")}
     assert gates == {"ast[vector]": {"ndcg-gain": True, "recall-drop": True, "index-size": True},
                      "ast[hybrid]": {"ndcg-gain": False, "recall-drop": False, "index-size": True}}
-    assert s.gates("s.yaml", "file_level[vector]") == []
+    assert s["file_level[vector]"].gates == ()
 
 
 def test_tables_label_every_row_by_mode_and_show_the_shared_index_once() -> None:
@@ -124,8 +127,9 @@ def test_the_report_keys_entries_by_label_names_strategy_and_mode_and_reads_back
     back = suites_from_report(report)["s.yaml"]
     found = back.find("ast", "hybrid")
     assert found is not None and (found.label, found.means["file"]["ndcg@10"]) == ("ast[hybrid]", 0.4)
-    again = summary(back)
-    assert again.vs_baseline("s.yaml", "ast[vector]")["file"]["ndcg@10"]["delta"] == pytest.approx(0.5)
+    assert back.strategies["ast[vector]"].against == s.suites["s.yaml"].strategies["ast[vector]"].against
+    again = summary(back).suites["s.yaml"].strategies["ast[vector]"]  # judged again from the stored numbers
+    assert again.vs_baseline["file"]["ndcg@10"]["delta"] == pytest.approx(0.5)
 
 
 def test_a_two_mode_head_pairs_with_a_single_mode_base_of_the_same_mode_only() -> None:

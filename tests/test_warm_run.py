@@ -142,6 +142,17 @@ def test_cached_facts_hold_plain_package_values() -> None:
     assert FactsCache.key("fp") != "fp" and FactsCache.key("fp").startswith("fp:")
 
 
+def test_the_pickled_build_facts_are_pinned_to_their_version() -> None:
+    """A run holds its BuildFacts (run.facts) and the cache pickles them: what a pickle holds is the instance's fields,
+    so a change to them must come with a new FACTS_VERSION, else older entries load without the new fields. Changing
+    this list means bumping the version in the same commit."""
+    from pytest_chunkeval.run_cache import FACTS_VERSION, BuildFacts
+
+    fields = ("files_handled", "chunks", "fallbacks", "strategy_stats", "quality", "tokens", "index_bytes", "cost")
+    assert (tuple(BuildFacts.__dataclass_fields__), FACTS_VERSION) == (fields, "1")
+    assert sorted(vars(BuildFacts())) == sorted(fields)  # nothing else reaches the pickle
+
+
 @pytest.mark.slow
 def test_scores_cached_for_the_old_questions_are_not_served_for_edited_ones(project: pytest.Pytester) -> None:  # noqa: F811
     assert run(project, "-m", "chunkeval", "--chunkeval-report=before.json").ret == 0

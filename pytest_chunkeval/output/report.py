@@ -15,10 +15,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_chunkeval.results import StrategyResult, SuiteResult
+from pytest_chunkeval.results import SuiteResult
 from pytest_chunkeval.scoring.comparison import SuiteComparison, comparison_dict
-from pytest_chunkeval.scoring.gates import GateResult, Thresholds, evaluate_gates
-from pytest_chunkeval.scoring.stats import compare_paired
+from pytest_chunkeval.scoring.gates import Thresholds
 
 # 3: every strategy entry names its strategy and retrieval mode ("strategy", "retrieval"); the top-level "retrieval"
 # may be a comma list, and then entries are keyed by row label (``ast[vector]``). Version 2 reports still read.
@@ -44,7 +43,9 @@ def machine_info() -> dict[str, Any]:
 
 @dataclass
 class Summary:
-    """Everything a renderer needs: the typed results, the settings they were made under, and the comparisons."""
+    """Everything a renderer needs: the typed results (each judged against the baseline once:
+    ``scoring.against_baseline``), the settings they were made under, the comparisons and the verdict. Renderers
+    read it; none of them judges anything."""
 
     k: int
     retrieval: str
@@ -61,52 +62,17 @@ class Summary:
     tolerance: float = 0.01  # the fall of a mean a comparison allows (ini chunkeval_regression_tolerance)
     columns: tuple[str, ...] = ()  # extra column groups of the retrieval table (tables.COLUMN_GROUPS)
     gated: bool = False  # gates were asked for (--chunkeval-gate): only then a gates column
-    _vs: dict[tuple[str, str], dict[str, dict[str, dict[str, float | None]]]] = field(default_factory=dict, repr=False)
 
     @property
     def modes(self) -> tuple[str, ...]:
         """The retrieval modes of this run, in the order asked for."""
         return tuple(m for m in self.retrieval.split(",") if m)
 
-    def baseline_of(self, suite: str, name: str) -> StrategyResult | None:
-        """The baseline searched with the same retrieval mode as the result labelled ``name``."""
-        s = self.suites[suite].strategies.get(name)
-        return self.suites[suite].find(self.baseline, s.mode) if s is not None else None
-
-    def vs_baseline(self, suite: str, name: str) -> dict[str, dict[str, dict[str, float | None]]]:
-        """Per mode and metric: difference of means to the baseline (same retrieval mode), relative change, paired
-        randomization p. ``name`` is the result's label in its suite."""
-        key = (suite, name)
-        if key not in self._vs:
-            s, b = self.suites[suite].strategies.get(name), self.baseline_of(suite, name)
-            out: dict[str, dict[str, dict[str, float | None]]] = {}
-            if s is not None and b is not None and s is not b and s.evaluated and b.evaluated:
-                for mode, metric, mean_a, mean_b, p in compare_paired(s.per_query(), b.per_query()):
-                    out.setdefault(mode, {})[metric] = {
-                        "delta": mean_a - mean_b,
-                        "relative": (mean_a - mean_b) / mean_b if mean_b else None,
-                        "p_value": p,
-                    }
-            self._vs[key] = out
-        return self._vs[key]
-
-    def gates(self, suite: str, name: str) -> list[GateResult]:
-        """The gates of the result labelled ``name`` against the baseline under the same retrieval mode."""
-        s, b = self.suites[suite].strategies.get(name), self.baseline_of(suite, name)
-        if s is None or b is None or s.name == self.baseline or not (s.evaluated and b.evaluated):
-            return []
-        return evaluate_gates(s, b, self.k, self.thresholds)
-
 
 def build_report(summary: Summary, root: Path, complete: bool = True) -> dict[str, Any]:
     suites: dict[str, Any] = {}
     for key, suite in summary.suites.items():
-        entry = suite.to_entry()
-        for name, s in entry["strategies"].items():
-            if not (s.get("skipped") or s.get("failed")):
-                s["vs_baseline"] = summary.vs_baseline(key, name)
-                if s.get("strategy", name) != summary.baseline:
-                    s["gates"] = [asdict(g) for g in summary.gates(key, name)]
+        entry = suite.to_entry()  # each judged result brings its vs_baseline and gates
         if key in summary.comparisons:
             entry["comparison"] = comparison_dict(summary.comparisons[key])
         suites[key] = entry

@@ -46,8 +46,8 @@ def _ci(summary: Summary, s: StrategyResult, mode: str, metric: str) -> str:
     return f"{iv.mean:.3f} [{iv.ci_low:.2f}–{iv.ci_high:.2f}]" if iv else f"{s.means[mode][metric]:.3f}"
 
 
-def _gates_cell(summary: Summary, key: str, name: str) -> str:
-    gates = summary.gates(key, name)
+def _gates_cell(s: StrategyResult) -> str:
+    gates = s.gates  # judged once for the run (scoring.against_baseline); read here, never recomputed
     if not gates:
         return "—"
     failed = [g.name.split("-")[0 if g.name != "index-size" else 1] for g in gates if not g.passed]
@@ -91,7 +91,7 @@ def retrieval_table(summary: Summary, key: str) -> Table:
         if s.failed:  # a row, so a failure is never read as an absence; the reason is listed under the tables
             t.rows.append([name, "failed to build", *["—"] * (len(t.columns) - 2)])
             continue
-        vs = summary.vs_baseline(key, name).get(FILE, {}).get(nd)
+        vs = s.vs_baseline.get(FILE, {}).get(nd)
         if s.name == summary.baseline:
             delta = "—"
         elif vs and vs["relative"] is not None:
@@ -105,7 +105,7 @@ def retrieval_table(summary: Summary, key: str) -> Table:
         row = [shown, _ci(summary, s, FILE, nd), f"{m[FILE][rc]:.3f}", f"{m[FILE][mr]:.3f}"]
         row += [f"{m[CHUNK][nd]:.3f}", f"{m[CHUNK][rc]:.3f}", f"{m[CHUNK][mr]:.3f}"] if chunk else []
         row += [lines[0], *(lines[1:] if budget else [])]
-        row += [delta, str(s.misses), *([_gates_cell(summary, key, name)] if summary.gated else [])]
+        row += [delta, str(s.misses), *([_gates_cell(s)] if summary.gated else [])]
         t.rows.append(row)
     return t
 

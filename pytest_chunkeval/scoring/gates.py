@@ -9,10 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pytest_chunkeval.scoring.judged import GateResult
 from pytest_chunkeval.vocabulary import FILE, NDCG, RECALL, label, metric_keys
 
 if TYPE_CHECKING:
     from pytest_chunkeval.results import StrategyResult
+
+__all__ = ["GATE_METRIC", "GATE_NAMES", "GateResult", "Thresholds", "evaluate_gates"]
 
 GATE_NAMES = ("ndcg-gain", "recall-drop", "index-size")
 #: The metric each quality gate reads (the queries that moved it most are the ones a failing gate shows).
@@ -28,15 +31,6 @@ class Thresholds:
     size_increase: float = 0.50  # candidate index may be less than this much bigger (relative)
     mode: str = FILE  # which relevance view the gates read: file or chunk
     size_measure: str = "bytes"  # bytes (the index payload, index.SIZE_MEASURE), chunk_count or text_bytes
-
-
-@dataclass(frozen=True)
-class GateResult:
-    name: str
-    passed: bool
-    measured: float | None
-    threshold: float
-    detail: str
 
 
 def evaluate_gates(candidate: StrategyResult, baseline: StrategyResult, k: int, t: Thresholds) -> list[GateResult]:
