@@ -108,7 +108,7 @@ class ChunkevalState:
     def load_strategies(self) -> dict[str, Registration]:
         """The strategies this run evaluates: those selected (``--chunkeval-strategies``; all by default) and the
         baseline."""
-        return self.strategy_set().select(self.options.strategy_names, self.options.baseline)
+        return self.strategy_set().select(self.options.strategy_names, self.options.baseline, self.options.grid)
 
     def check_setup(self) -> list[str]:
         """Raise ``ValueError`` for a run that would evaluate nothing or name what does not exist, with where it
@@ -136,13 +136,23 @@ class ChunkevalState:
                             "chunkeval_strategies_dir")
         else:
             try:
-                found.select(o.strategy_names, o.baseline)
+                found.select(o.strategy_names, "", {})
             except ValueError as exc:
                 problems.append(f"--chunkeval-strategies / ini chunkeval_strategies: {exc}")
-        if o.baseline not in found.available:
+        selected = not problems
+        try:
+            names = found.labels(o.grid)
+        except ValueError as exc:
+            raise ValueError(f"--chunkeval-grid / ini chunkeval_grid: {exc}") from None
+        if o.baseline not in names:
             problems.append(f"--chunkeval-baseline / ini chunkeval_baseline: unknown strategy {o.baseline!r}; "
                             f"{found.known()}")
-        unknown = [n for n in o.gate_candidates if n != "all" and n not in found.available]
+        elif selected:
+            try:
+                found.select(o.strategy_names, o.baseline, o.grid)
+            except ValueError as exc:
+                problems.append(f"--chunkeval-baseline / ini chunkeval_baseline: {exc}")
+        unknown = [n for n in o.gate_candidates if n != "all" and n not in names]
         if unknown:
             problems.append(f"--chunkeval-gate / ini chunkeval_gate_candidates: unknown strategy "
                             f"{', '.join(map(repr, unknown))}; {found.known()} (or all)")
