@@ -20,7 +20,7 @@ import numpy as np
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunk_corpus import RemoteChunker, chunk_corpus, count_and_check
-from pytest_chunkeval.fingerprint import index_fingerprint, strategy_fingerprint
+from pytest_chunkeval.fingerprint import chunks_fingerprint, index_fingerprint, strategy_fingerprint
 from pytest_chunkeval.golden import GoldenSuite
 from pytest_chunkeval.retrieval.embed import STREAM_WINDOW, EmbedCounts, Embedder
 from pytest_chunkeval.retrieval.index import SEARCH_VERSION, IndexStore, RankingCache, lancedb_version
@@ -182,7 +182,7 @@ class Evaluator:
             self._apply(run, facts)
         else:
             self._chunk(run, reg)
-        self._index(run, fingerprint, facts)
+        self._index(run, self._identity(run, reg, fingerprint), facts)
         if facts is None and self.facts is not None:
             self.facts.put(fingerprint, BuildFacts(
                 run.files_handled, run.chunks, run.fallbacks, run.strategy_stats, run.quality, run.tokens,
@@ -215,12 +215,21 @@ class Evaluator:
         engine, model = self.engine, self.embedder.name_or_path
         return lambda files: engine.chunk(reg, files, model)
 
-    def _index(self, run: StrategyRun, fingerprint: str, facts: BuildFacts | None) -> None:
+    def _identity(self, run: StrategyRun, reg: Registration, fingerprint: str) -> TableIdentity:
+        """The table of ``run``: the strategy's, under its fingerprint; a grid point's is keyed by its chunks
+        instead, so points that chunk alike share one table, its vectors, rankings and scores (hashing the chunks is
+        milliseconds; embedding them again would be minutes)."""
+        if not reg.point:
+            return TableIdentity.of(run.suite.path, run.name, fingerprint, label=run.suite.name)
+        content = chunks_fingerprint(run.chunks)
+        shared = index_fingerprint(run.suite.corpus.content_hash, content, self.embedder.cache_id)
+        return TableIdentity.shared(run.suite.path, reg.strategy_name, content, shared, label=run.suite.name)
+
+    def _index(self, run: StrategyRun, identity: TableIdentity, facts: BuildFacts | None) -> None:
         if not run.chunks:  # nothing to index: every query retrieves nothing and scores 0
             return
         t0 = time.perf_counter()
-        run.fingerprint = fingerprint
-        identity = TableIdentity.of(run.suite.path, run.name, run.fingerprint, label=run.suite.name)
+        run.fingerprint = identity.fingerprint
         run.table = identity.name
 
         def batches() -> Iterator[tuple[list[Row], np.ndarray]]:

@@ -7,9 +7,11 @@ weights, and this package's index layout. Change any of them and the fingerprint
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.grid import format_value
 from pytest_chunkeval.strategy import Contract, Registration
 
 INDEX_LAYOUT_VERSION = "1"
@@ -32,9 +34,21 @@ def strategy_fingerprint(reg: Registration, strategy: Contract) -> str:
     """
     h = hashlib.sha256()
     h.update(f"{reg.name}\0{strategy.version}\0".encode())
+    for param, value in reg.point:  # a grid point: the label says it already; its typed values say it exactly
+        h.update(f"{param}={type(value).__name__}:{format_value(value)}\0".encode())
     origin_file = Path(reg.origin.rsplit(":", 1)[0])
     _hash_files(h, [*strategy.code_files, origin_file])
     _hash_files(h, strategy.source_files)
+    return h.hexdigest()
+
+
+def chunks_fingerprint(chunks: Sequence[tuple[str, Chunk]]) -> str:
+    """The digest of what a table holds besides vectors: every row's id, place and text. Two grid points with the
+    same digest would build identical tables (the vectors are a function of the text and the embedder), so they
+    share one."""
+    h = hashlib.sha256()
+    for cid, c in chunks:
+        h.update(f"{cid}\0{c.path}\0{c.start_line}\0{c.end_line}\0".encode() + c.text.encode("utf-8") + b"\1")
     return h.hexdigest()
 
 
