@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_chunkeval.accepted import AcceptedMisses, settings_key
 from pytest_chunkeval.discovery import discover_suites
 from pytest_chunkeval.golden import GoldenSuite, load_golden
+from pytest_chunkeval.grid import grid_text
 from pytest_chunkeval.options import Options
 from pytest_chunkeval.strategy import Registration
 
@@ -281,7 +282,7 @@ class ChunkevalState:
             request = BaseRequest(
                 root=o.rootdir, ref=o.base, suites=keys, k=o.k, retrieval=o.retrieval, baseline=o.baseline,
                 model=o.model, device=o.device, backend=o.backend, cache_dir=self.cache_dir(),
-                db_uri=self.base_db_uri(), storage_env=o.storage_options.as_environment(),
+                db_uri=self.base_db_uri(), storage_env=o.storage_options.as_environment(), grid=grid_text(o.grid),
             )
             try:
                 self._base = evaluate_base(request, say=self.write if o.progress else lambda s: None)

@@ -165,3 +165,15 @@ def test_points_with_identical_chunks_share_one_table_and_embed_nothing_again(tm
     texts = [c.text for run in runs.values() for _, c in run.chunks]
     # Every distinct chunk text embedded once over all four points (and the query once).
     assert sorted(fake.seen) == sorted({*texts, "what does beta return"})
+
+
+def test_the_base_side_evaluates_the_heads_grid() -> None:
+    from pytest_chunkeval.base_ref import BaseRequest, _command
+    from pytest_chunkeval.grid import grid_text
+
+    grid = parse_grid(["fixed_size.size=500,1000", "ast.merge=isolate,greedy"])
+    cmd = _command(BaseRequest(Path("."), "main", [], grid=grid_text(grid)), Path("/base"), [], Path("r.json"))
+    assert [a for a in cmd if a.startswith("--chunkeval-grid")] == [
+        "--chunkeval-grid=fixed_size.size=500,1000", "--chunkeval-grid=ast.merge=isolate,greedy"]
+    plain = _command(BaseRequest(Path("."), "main", []), Path("/base"), [], Path("r.json"))
+    assert not any(a.startswith("--chunkeval-grid") for a in plain)  # a base before the option still runs
