@@ -3,6 +3,8 @@
 What feeds a table: the corpus bytes, the strategy's name and version, the code that defines the strategy (its
 class hierarchy and the module that registered it), the files it reads (a grammar, a config), the embedder's
 weights, and this package's index layout. Change any of them and the fingerprint, hence the table name, changes.
+A grid point's strategy fingerprint adds its parameter values (its chunking facts are its own), but its table is
+keyed by :func:`chunks_fingerprint`, the digest of the rows it holds: points that chunk alike share one table.
 """
 from __future__ import annotations
 

@@ -111,3 +111,13 @@ def test_the_command_line_grids_a_built_in_and_a_wrong_parameter_is_a_usage_erro
     assert wrong.ret == pytest.ExitCode.USAGE_ERROR
     wrong.stderr.fnmatch_lines(["*--chunkeval-grid / ini chunkeval_grid: strategy 'fixed_size' has no parameter "
                                 "'sise'; it accepts: size, overlap*"])
+
+
+def test_the_fixture_of_a_gridded_strategy_is_parametrized_over_its_points(project: pytest.Pytester) -> None:
+    project.makepyfile(test_plain="""
+        def test_window(windows):
+            assert (windows.max_chunk_size, windows.overlap) in {(60, 0), (60, 20), (4000, 0), (4000, 20)}
+    """)
+    result = project.runpytest("-p", "no:cacheprovider", "-v", "test_plain.py")
+    result.assert_outcomes(passed=4)
+    assert "test_window[size4000-overlap20] PASSED" in result.stdout.str()
