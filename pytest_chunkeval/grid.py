@@ -137,3 +137,18 @@ def merged(declared: Mapping[str, Sequence[Value]], given: Mapping[str, Sequence
     for k in sorted((k for k in given if k not in out), key=lambda k: order.get(k, len(order))):
         out[k] = tuple(given[k])
     return out
+
+
+def grid_fixture(factory: Callable[..., Any], name: str, grid: Iterable[tuple[str, Sequence[Value]]]) -> Any:
+    """The pytest fixture of a strategy declared with ``params``: parametrized over its points (ids like
+    ``size500-overlap0``), each the factory called with that point's values, so a plain test sees every point."""
+    import pytest
+
+    every = points(dict(grid))
+
+    def build(request: Any) -> Any:
+        return factory(**dict(request.param))
+
+    build.__doc__ = factory.__doc__
+    ids = [keyword(name, p).removeprefix(name + "-") for p in every]
+    return pytest.fixture(name=name, scope="session", params=every, ids=ids)(build)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pytest_chunkeval.chunk import Chunk
-from pytest_chunkeval.grid import Point, Value, keyword, points
+from pytest_chunkeval.grid import Point, Value, grid_fixture
 from pytest_chunkeval.scoring.sizing import check_unit, default_tokens, text_size
 
 if TYPE_CHECKING:
@@ -386,16 +386,7 @@ def strategy(fn: Callable[..., Any] | None = None, *, name: str | None = None,
         reg_name = name or f.__name__
         origin = f"{inspect.getsourcefile(f) or '?'}:{f.__code__.co_firstlineno}"
         _REGISTRY[(reg_name, origin)] = Registration(reg_name, f, origin, grid=grid)
-        if not grid:
-            return pytest.fixture(name=reg_name, scope="session")(f)
-        every = points(dict(grid))
-
-        def build(request: Any) -> Any:
-            return f(**dict(request.param))
-
-        build.__doc__ = f.__doc__
-        ids = [keyword(reg_name, p).removeprefix(reg_name + "-") for p in every]
-        return pytest.fixture(name=reg_name, scope="session", params=every, ids=ids)(build)
+        return pytest.fixture(name=reg_name, scope="session")(f) if not grid else grid_fixture(f, reg_name, grid)
 
     return wrap(fn) if fn is not None else wrap
 
