@@ -177,3 +177,16 @@ def test_the_base_side_evaluates_the_heads_grid() -> None:
         "--chunkeval-grid=fixed_size.size=500,1000", "--chunkeval-grid=ast.merge=isolate,greedy"]
     plain = _command(BaseRequest(Path("."), "main", []), Path("/base"), [], Path("r.json"))
     assert not any(a.startswith("--chunkeval-grid") for a in plain)  # a base before the option still runs
+
+
+def test_a_shared_table_belongs_to_its_strategy_for_cleaning() -> None:
+    from pytest_chunkeval.retrieval.index_clean import _stale
+    from pytest_chunkeval.retrieval.table_identity import TableIdentity
+
+    shared = TableIdentity.shared(Path(__file__), "fixed_size", "ab" * 32, "cd" * 32)
+    assert (shared.strategy, shared.family) == ("fixed_size@" + "ab" * 6, "fixed_size")
+    assert TableIdentity.of(Path(__file__), "fixed_size", "cd" * 32).family == "fixed_size"
+    other = TableIdentity.shared(Path(__file__), "fixed_size", "ef" * 32, "01" * 32)
+    records = {"t1": shared, "t2": other}
+    assert _stale(records, {"fixed_size"}, None) == {}  # two contents: neither supersedes the other
+    assert set(_stale(records, {"ast"}, None)) == {"t1", "t2"}

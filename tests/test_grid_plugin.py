@@ -92,6 +92,12 @@ def test_every_point_is_its_own_row_and_report_key_and_identical_chunks_share_a_
     assert len(set(tables.values())) == 3
     shared = strategies["windows[size=4000,overlap=20]"]["index"]
     assert shared["reused"] is True and shared["embedded"] == 0
+    # A second run reuses every point's table and embeds nothing.
+    again = run(project)
+    assert again.ret == 0
+    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    for entry in report["suites"]["golden/shop/queries.yaml"]["strategies"].values():
+        assert entry["index"]["reused"] is True and entry["index"]["embedded"] == 0
 
 
 def test_k_selects_one_point_by_its_keyword(project: pytest.Pytester) -> None:
