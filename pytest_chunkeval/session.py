@@ -146,8 +146,9 @@ class ChunkevalState:
         except ValueError as exc:
             raise ValueError(f"--chunkeval-grid / ini chunkeval_grid: {exc}") from None
         if o.baseline not in names:
+            points = [n for n in names if n not in found.available]
             problems.append(f"--chunkeval-baseline / ini chunkeval_baseline: unknown strategy {o.baseline!r}; "
-                            f"{found.known()}")
+                            f"{found.known()}" + (f"; grid points: {', '.join(points)}" if points else ""))
         elif selected:
             try:
                 found.select(o.strategy_names, o.baseline, o.grid)

@@ -72,10 +72,10 @@ class StrategySet:
             out[name] = points(merged(dict(reg.grid), given, reg.factory))
         return out
 
-    def labels(self, grid: Grid | None = None) -> set[str]:
-        """Every name a setting may use for a strategy: the strategies' own and their grid points' labels."""
+    def labels(self, grid: Grid | None = None) -> list[str]:
+        """Every name a setting may use for a strategy: the strategies' own, then their grid points' labels."""
         grids = self.grids(grid or {})
-        return {*self.available, *(label(name, p) for name, every in grids.items() for p in every)}
+        return [*self.available, *(label(name, p) for name, every in grids.items() for p in every)]
 
     def known(self) -> str:
         return "known strategies: " + (", ".join(self.available) or "none")

@@ -111,7 +111,7 @@ def test_a_grid_runs_as_its_points_and_the_baseline_stays_plain() -> None:
     # ... or as the one point the baseline names; selecting a strategy by name selects all its points.
     one = found.select(["file_level"], "fixed_size[size=500]", {"fixed_size": {"size": (500, 1000)}})
     assert list(one) == ["file_level", "fixed_size[size=500]"]
-    assert found.labels({"fixed_size": {"size": (500,)}}) == {"file_level", "fixed_size", "fixed_size[size=500]"}
+    assert found.labels({"fixed_size": {"size": (500,)}}) == ["file_level", "fixed_size", "fixed_size[size=500]"]
 
 
 def test_a_declared_grid_and_its_errors() -> None:
