@@ -59,15 +59,19 @@ POINTS = ["windows[size=60,overlap=0]", "windows[size=60,overlap=20]",
           "windows[size=4000,overlap=0]", "windows[size=4000,overlap=20]"]
 
 
-@pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+def write_project(pytester: pytest.Pytester) -> pytest.Pytester:
     name_suites(pytester)
     write_strategies(pytester.path, STRATEGIES)
     set_ini(pytester.path, "chunkeval_strategies", '"file_level,windows"', "file_level,windows")
     write_suite(pytester.path / "golden" / "shop", CORPUS, GOLDEN)
+    return pytester
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     fake = FakeSentenceModel()
     monkeypatch.setattr(Embedder, "model", lambda self: fake)
-    return pytester
+    return write_project(pytester)
 
 
 def run(p: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -127,3 +131,24 @@ def test_the_fixture_of_a_gridded_strategy_is_parametrized_over_its_points(proje
     result = project.runpytest("-p", "no:cacheprovider", "-v", "test_plain.py")
     result.assert_outcomes(passed=4)
     assert "test_window[size4000-overlap20] PASSED" in result.stdout.str()
+
+
+@pytest.mark.slow
+def test_the_base_evaluates_the_command_lines_grid_and_each_point_compares_with_itself(
+    pytester: pytest.Pytester,
+) -> None:
+    """The real model: the base side runs in a subprocess, where no fake can be patched in."""
+    from test_vs_base import git
+
+    repo = write_project(pytester)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "base")
+    # size=100 is declared nowhere: only the grid passed to the base gives the base that point.
+    result = run(repo, "--chunkeval-base=main", "--chunkeval-grid", "windows.size=60,100", "-k", "vs-base")
+    assert result.ret == 0
+    report = json.loads((repo.path / "chunkeval-report.json").read_text())
+    compared = report["suites"]["golden/shop/queries.yaml"]["comparison"]["strategies"]
+    points = [f"windows[size={s},overlap={o}]" for s in (60, 100) for o in (0, 20)]
+    assert set(compared) == {"file_level", *points}
+    assert {c["verdict"] for c in compared.values()} == {"unchanged"}
