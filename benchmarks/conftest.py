@@ -101,6 +101,11 @@ def _summary(tr: pytest.TerminalReporter, summary: dict[str, dict[str, dict[str,
         tr.write_line("whole pytest --chunkeval run (fastest round)")
         _table(tr, ["state", "s", "texts embedded"],
                [[row, _fmt(v.get("s")), _fmt(v.get("embedded"))] for row, v in whole.items()])
+    if grid := summary.get("collecting a grid"):
+        tr.write_line("")
+        tr.write_line("collecting a grid, collect-only child process (fastest round; collect s: pytest's own count)")
+        _table(tr, ["points", "s", "collect s", "items"],
+               [[row, _fmt(v.get("s")), _fmt(v.get("collect s")), _fmt(v.get("items"))] for row, v in grid.items()])
     if large := summary.get("large suite"):
         tr.write_line("")
         tr.write_line("large suite, cold, beside the embedder alone on the same texts (one round)")

@@ -38,6 +38,9 @@ class BaseRequest:
     model: str | None = None
     device: str | None = None
     backend: str = "torch"  # passed on only when not the default, so a base before the option still runs
+    # The head's parameter grid (ini and command line, as STRATEGY.PARAM=V,V lines): the base evaluates the same
+    # points, so each point compares with itself. Passed on only when there is one, as the backend is.
+    grid: list[str] = field(default_factory=list)
     cache_dir: Path = Path(".chunkeval")
     db_uri: str = ".chunkeval/lancedb-base"
     # The head's storage options as environment variables (LanceDB reads both spellings): they reach the base's
@@ -99,6 +102,7 @@ def _command(req: BaseRequest, base_root: Path, suites: list[str], report: Path)
         cmd.append(f"--chunkeval-device={req.device}")
     if req.backend != "torch":
         cmd.append(f"--chunkeval-backend={req.backend}")
+    cmd += [f"--chunkeval-grid={line}" for line in req.grid]
     return [*cmd, *suites]
 
 

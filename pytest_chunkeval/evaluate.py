@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from pytest_chunkeval.chunk_corpus import RemoteChunker, chunk_corpus, count_and_check
-from pytest_chunkeval.fingerprint import index_fingerprint, strategy_fingerprint
+from pytest_chunkeval.fingerprint import chunks_fingerprint, index_fingerprint, strategy_fingerprint
 from pytest_chunkeval.golden import GoldenSuite
 from pytest_chunkeval.retrieval.embed import STREAM_WINDOW, EmbedCounts, Embedder
 from pytest_chunkeval.retrieval.index import SEARCH_VERSION, IndexStore, RankingCache, lancedb_version
@@ -171,7 +171,7 @@ class Evaluator:
             run.facts, run.facts_cached = facts, True
         else:
             self._chunk(run, reg)
-        self._index(run, fingerprint, facts)
+        self._index(run, self._identity(run, reg, fingerprint), facts)
         if facts is None and self.facts is not None:
             self.facts.put(fingerprint, run.facts)
         return run
@@ -194,13 +194,22 @@ class Evaluator:
         engine, model = self.engine, self.embedder.name_or_path
         return lambda files: engine.chunk(reg, files, model)
 
-    def _index(self, run: StrategyRun, fingerprint: str, cached: BuildFacts | None) -> None:
+    def _identity(self, run: StrategyRun, reg: Registration, fingerprint: str) -> TableIdentity:
+        """The table of ``run``: the strategy's, under its fingerprint; a grid point's is keyed by its chunks
+        instead, so points that chunk alike share one table, its vectors, rankings and scores (hashing the chunks is
+        milliseconds; embedding them again would be minutes)."""
+        if not reg.point:
+            return TableIdentity.of(run.suite.path, run.name, fingerprint, label=run.suite.name)
+        content = chunks_fingerprint(run.facts.chunks)
+        shared = index_fingerprint(run.suite.corpus.content_hash, content, self.embedder.cache_id)
+        return TableIdentity.shared(run.suite.path, reg.strategy_name, content, shared, label=run.suite.name)
+
+    def _index(self, run: StrategyRun, identity: TableIdentity, facts: BuildFacts | None) -> None:
         chunks, cost = run.facts.chunks, run.facts.cost
         if not chunks:  # nothing to index: every query retrieves nothing and scores 0
             return
         t0 = time.perf_counter()
-        run.fingerprint = fingerprint
-        identity = TableIdentity.of(run.suite.path, run.name, run.fingerprint, label=run.suite.name)
+        run.fingerprint = identity.fingerprint
         run.table = identity.name
 
         def batches() -> Iterator[tuple[list[Row], np.ndarray]]:
@@ -228,7 +237,7 @@ class Evaluator:
         run.reused = self.store.ensure(identity, len(chunks), batches)
         # The size is a function of the table's content, which the fingerprint fixes: measured once, when built
         # (a reused table with cached facts keeps the size they hold).
-        if not (run.reused and cached is not None):
+        if not (run.reused and facts is not None):
             run.facts.index_bytes = self.store.size_bytes(run.table)
         run.build_seconds = time.perf_counter() - t0
         if not run.reused:  # embed_seconds was measured by batches; chunk_seconds stays the chunking's

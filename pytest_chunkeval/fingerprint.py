@@ -3,13 +3,17 @@
 What feeds a table: the corpus bytes, the strategy's name and version, the code that defines the strategy (its
 class hierarchy and the module that registered it), the files it reads (a grammar, a config), the embedder's
 weights, and this package's index layout. Change any of them and the fingerprint, hence the table name, changes.
+A grid point's strategy fingerprint adds its parameter values (its chunking facts are its own), but its table is
+keyed by :func:`chunks_fingerprint`, the digest of the rows it holds: points that chunk alike share one table.
 """
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.grid import format_value
 from pytest_chunkeval.strategy import Contract, Registration
 
 INDEX_LAYOUT_VERSION = "1"
@@ -32,9 +36,21 @@ def strategy_fingerprint(reg: Registration, strategy: Contract) -> str:
     """
     h = hashlib.sha256()
     h.update(f"{reg.name}\0{strategy.version}\0".encode())
+    for param, value in reg.point:  # a grid point: the label says it already; its typed values say it exactly
+        h.update(f"{param}={type(value).__name__}:{format_value(value)}\0".encode())
     origin_file = Path(reg.origin.rsplit(":", 1)[0])
     _hash_files(h, [*strategy.code_files, origin_file])
     _hash_files(h, strategy.source_files)
+    return h.hexdigest()
+
+
+def chunks_fingerprint(chunks: Sequence[tuple[str, Chunk]]) -> str:
+    """The digest of what a table holds besides vectors: every row's id, place and text. Two grid points with the
+    same digest would build identical tables (the vectors are a function of the text and the embedder), so they
+    share one."""
+    h = hashlib.sha256()
+    for cid, c in chunks:
+        h.update(f"{cid}\0{c.path}\0{c.start_line}\0{c.end_line}\0".encode() + c.text.encode("utf-8") + b"\1")
     return h.hexdigest()
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_chunkeval.golden import GoldenError, GoldenSuite
+from pytest_chunkeval.grid import keyword
 from pytest_chunkeval.strategy import Registration
 from pytest_chunkeval.vocabulary import RECALL, metric_key
 
@@ -42,7 +43,10 @@ class GoldenFile(pytest.File):
         modes = state.options.retrieval_modes
         for name, reg in strategies.items():
             for mode in modes:
-                yield StrategyNode.from_parent(self, name=state.label(name, mode), suite=suite, reg=reg, mode=mode)
+                node = StrategyNode.from_parent(self, name=state.label(name, mode), suite=suite, reg=reg, mode=mode)
+                if reg.point:  # `-k` cannot type the label's "=" and ",": the point answers to this too
+                    node.extra_keyword_matches.add(keyword(reg.strategy_name, reg.point))
+                yield node
 
 
 class StrategyNode(pytest.Collector):
@@ -76,7 +80,7 @@ class StrategyNode(pytest.Collector):
                 yield QualityItem.from_parent(self, name=f"quality[{check}]", check=check)
         if state.comparing:
             yield ComparisonItem.from_parent(self, name="vs-base" if state.comparing == "base" else "regression")
-        if state.options.gated(self.reg.name):
+        if state.options.gated(self.reg.name, self.reg.strategy_name):
             from pytest_chunkeval.scoring.gates import GATE_NAMES
 
             for gate in GATE_NAMES:

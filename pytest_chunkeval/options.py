@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_chunkeval.grid import Grid
 from pytest_chunkeval.retrieval.storage import StorageOptions
 from pytest_chunkeval.scoring.gates import Thresholds
 from pytest_chunkeval.settings.setting import Bad, Invalid, Setting
@@ -59,6 +60,7 @@ class Options:
     grammars: list[Path] = _default("grammars")  # Lark grammars -> ebnf_metadata, ebnf_full
     grammar_configs: list[Path] = _default("grammar_configs")  # JSON configs -> grammar_definition, grammar_blocks
     baseline: str = _default("baseline")
+    grid: Grid = _default("grid")  # strategy -> parameter -> values (grid points beside declared ones)
     max_fallback: float = _default("max_fallback")  # share of a suite's files chunked by fixed windows instead
     model: str | None = _default("model")  # None: the bundled model
     device: str = _default("device")  # chosen, never guessed: it is part of the embedding cache key
@@ -105,8 +107,11 @@ class Options:
         """More than one mode: item ids and report rows carry the mode (``ast[vector]``); one mode keeps them bare."""
         return len(self.retrieval_modes) > 1
 
-    def gated(self, name: str) -> bool:
-        return name != self.baseline and (name in self.gate_candidates or "all" in self.gate_candidates)
+    def gated(self, name: str, strategy: str = "") -> bool:
+        """Whether ``name`` (a row label) gets gate items: named, or its strategy named (``strategy``, for a grid
+        point: every point of a named strategy is a candidate), or ``all``; never the baseline."""
+        named = name in self.gate_candidates or (strategy and strategy in self.gate_candidates)
+        return name != self.baseline and bool(named or "all" in self.gate_candidates)
 
     @property
     def thresholds(self) -> Thresholds:

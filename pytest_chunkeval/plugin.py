@@ -172,7 +172,9 @@ def _clean_index(session: pytest.Session) -> None:
     from pytest_chunkeval.retrieval.index import IndexStore
 
     store = IndexStore(state.options.db_uri, state.cache_dir() / "locks", storage=state.options.storage_options)
-    for line in store.clean(set(state.load_strategies()), state.options.rootdir).lines(store.shown_uri):
+    running = state.load_strategies()  # grid points' shared tables are recorded under their strategy's name
+    names = {*running, *(reg.strategy_name for reg in running.values())}
+    for line in store.clean(names, state.options.rootdir).lines(store.shown_uri):
         state.write(line + "\n")
 
 

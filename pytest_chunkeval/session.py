@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_chunkeval.accepted import AcceptedMisses, settings_key
 from pytest_chunkeval.discovery import discover_suites
 from pytest_chunkeval.golden import GoldenSuite, load_golden
+from pytest_chunkeval.grid import grid_text
 from pytest_chunkeval.options import Options
 from pytest_chunkeval.strategy import Registration
 
@@ -110,7 +111,7 @@ class ChunkevalState:
     def load_strategies(self) -> dict[str, Registration]:
         """The strategies this run evaluates: those selected (``--chunkeval-strategies``; all by default) and the
         baseline."""
-        return self.strategy_set().select(self.options.strategy_names, self.options.baseline)
+        return self.strategy_set().select(self.options.strategy_names, self.options.baseline, self.options.grid)
 
     def check_setup(self) -> list[str]:
         """Raise ``ValueError`` for a run that would evaluate nothing or name what does not exist, with where it
@@ -138,13 +139,24 @@ class ChunkevalState:
                             "chunkeval_strategies_dir")
         else:
             try:
-                found.select(o.strategy_names, o.baseline)
+                found.select(o.strategy_names, "", {})
             except ValueError as exc:
                 problems.append(f"--chunkeval-strategies / ini chunkeval_strategies: {exc}")
-        if o.baseline not in found.available:
+        selected = not problems
+        try:
+            names = found.labels(o.grid)
+        except ValueError as exc:
+            raise ValueError(f"--chunkeval-grid / ini chunkeval_grid: {exc}") from None
+        if o.baseline not in names:
+            points = [n for n in names if n not in found.available]
             problems.append(f"--chunkeval-baseline / ini chunkeval_baseline: unknown strategy {o.baseline!r}; "
-                            f"{found.known()}")
-        unknown = [n for n in o.gate_candidates if n != "all" and n not in found.available]
+                            f"{found.known()}" + (f"; grid points: {', '.join(points)}" if points else ""))
+        elif selected:
+            try:
+                found.select(o.strategy_names, o.baseline, o.grid)
+            except ValueError as exc:
+                problems.append(f"--chunkeval-baseline / ini chunkeval_baseline: {exc}")
+        unknown = [n for n in o.gate_candidates if n != "all" and n not in names]
         if unknown:
             problems.append(f"--chunkeval-gate / ini chunkeval_gate_candidates: unknown strategy "
                             f"{', '.join(map(repr, unknown))}; {found.known()} (or all)")
@@ -273,7 +285,7 @@ class ChunkevalState:
             request = BaseRequest(
                 root=o.rootdir, ref=o.base, suites=keys, k=o.k, retrieval=o.retrieval, baseline=o.baseline,
                 model=o.model, device=o.device, backend=o.backend, cache_dir=self.cache_dir(),
-                db_uri=self.base_db_uri(), storage_env=o.storage_options.as_environment(),
+                db_uri=self.base_db_uri(), storage_env=o.storage_options.as_environment(), grid=grid_text(o.grid),
             )
             try:
                 self._base = evaluate_base(request, say=self.write if o.progress else lambda s: None)

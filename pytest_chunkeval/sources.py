@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
+from pytest_chunkeval.grid import Grid, Point, check_params, label, merged, needs_arguments, points
 from pytest_chunkeval.strategy import Registration
 
 ENTRY_POINT_GROUP = "pytest_chunkeval.strategies"
@@ -27,19 +28,54 @@ class StrategySet:
     available: dict[str, Registration]
     notes: list[str] = field(default_factory=list)
 
-    def select(self, names: Iterable[str], baseline: str) -> dict[str, Registration]:
-        """The strategies to run: ``names`` (all when empty) plus the baseline every delta is measured against.
+    def select(self, names: Iterable[str], baseline: str, grid: Grid | None = None) -> dict[str, Registration]:
+        """The strategies to run, by row label: ``names`` (all when empty) plus the baseline every delta is
+        measured against.
 
-        Raises ``ValueError`` naming each unknown name and listing the known ones.
+        A strategy with a parameter grid (declared by ``@strategy(params=...)``, or given by ``grid``) runs as its
+        points, each under its label (``fixed_size[size=500]``); a name selects a strategy with all its points. The
+        baseline is never a grid unless it names one point: named plainly it runs as the strategy called without
+        grid values, beside the points (one it cannot be called without is refused). Raises ``ValueError`` naming
+        each unknown name and listing the known ones, or naming a grid's unknown strategy or parameter.
         """
-        wanted = [n for n in dict.fromkeys(names) if n]
-        unknown = [n for n in wanted if n not in self.available]
+        wanted = {n for n in names if n}
+        unknown = [n for n in dict.fromkeys(names) if n and n not in self.available]
         if unknown:
             raise ValueError(f"unknown strategy {', '.join(map(repr, unknown))}; {self.known()}")
-        if not wanted:
-            return dict(self.available)
-        keep = {*wanted, baseline}
-        return {name: reg for name, reg in self.available.items() if name in keep}
+        grids = self.grids(grid or {})
+        chosen: dict[str, Registration] = {}
+        for name, reg in self.available.items():
+            every = grids.get(name)
+            if every is None or name == baseline:
+                if every is not None:
+                    _callable_plainly(reg, every)
+                if not wanted or name in wanted or name == baseline:
+                    chosen[name] = reg
+            for point in every or ():
+                row = label(name, point)
+                if not wanted or name in wanted or row == baseline:
+                    chosen[row] = replace(reg, name=row, point=point, family=name)
+        return chosen
+
+    def grids(self, grid: Grid) -> dict[str, list[Point]]:
+        """Each gridded strategy's points: its declared grid with ``grid``'s values over it. ``ValueError`` for a
+        strategy ``grid`` names that does not exist, or a parameter its factory does not take."""
+        unknown = [n for n in grid if n not in self.available]
+        if unknown:
+            raise ValueError(f"unknown strategy {', '.join(map(repr, unknown))}; {self.known()}")
+        out: dict[str, list[Point]] = {}
+        for name, reg in self.available.items():
+            given = grid.get(name, {})
+            if not (reg.grid or given):
+                continue
+            check_params(name, reg.factory, given)
+            out[name] = points(merged(dict(reg.grid), given, reg.factory))
+        return out
+
+    def labels(self, grid: Grid | None = None) -> list[str]:
+        """Every name a setting may use for a strategy: the strategies' own, then their grid points' labels."""
+        grids = self.grids(grid or {})
+        return [*self.available, *(label(name, p) for name, every in grids.items() for p in every)]
 
     def known(self) -> str:
         return "known strategies: " + (", ".join(self.available) or "none")
@@ -51,6 +87,14 @@ class StrategySet:
         for reg in self.available.values():
             by_source[reg.source] = by_source.get(reg.source, 0) + 1
         return ", ".join(f"{n} {words.get(source, source)}" for source, n in by_source.items())
+
+
+def _callable_plainly(reg: Registration, every: list[Point]) -> None:
+    """A gridded strategy named as the baseline runs without grid values: say so when its factory needs some."""
+    missing = needs_arguments(reg.factory)
+    if missing:
+        raise ValueError(f"the baseline {reg.name!r} exists only as grid points (its factory needs "
+                         f"{', '.join(missing)}): name one, e.g. {label(reg.name, every[0])!r}")
 
 
 def describe(reg: Registration, root: Path | None = None) -> str:

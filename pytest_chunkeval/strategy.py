@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.grid import Point, Value, grid_fixture
 from pytest_chunkeval.scoring.sizing import check_unit, default_tokens, text_size
 
 if TYPE_CHECKING:
@@ -295,19 +296,30 @@ class Registration:
     ``ref`` and ``args`` name the factory as ``module:function`` plus string arguments when it is not defined in a
     strategy file (entry points, grammar settings): what a worker process (the Ray engine) imports to rebuild it.
     ``provider`` names what supplied it, for the notes a run prints ("pytest-chunkeval 0.1.0", "ini ...").
+    ``grid`` is the parameter grid ``@strategy(params=...)`` declared; ``point`` the keyword arguments of one grid
+    point (:mod:`pytest_chunkeval.grid`), whose registration is named by its label and keeps the strategy's name
+    as ``family``.
     """
 
     name: str
-    factory: Callable[[], Any]
+    factory: Callable[..., Any]
     origin: str
     source: str = "project"
     ref: str | None = None
     args: tuple[str, ...] = ()
     provider: str = ""
+    grid: tuple[tuple[str, tuple[Value, ...]], ...] = ()
+    point: Point = ()
+    family: str = ""
+
+    @property
+    def strategy_name(self) -> str:
+        """The registered strategy's own name: a grid point's family, else the name."""
+        return self.family or self.name
 
     def build(self) -> Contract:
-        """Call the factory and resolve the strategy's contract."""
-        return resolve(self.factory(), name=self.name, origin=self.origin)
+        """Call the factory (with a grid point's values) and resolve the strategy's contract."""
+        return resolve(self.factory(**dict(self.point)), name=self.name, origin=self.origin)
 
 
 _REGISTRY: dict[tuple[str, str], Registration] = {}
@@ -347,7 +359,8 @@ def registry(roots: list[Path] | None = None, conftest_root: Path | None = None)
     return chosen
 
 
-def strategy(fn: Callable[[], Any] | None = None, *, name: str | None = None) -> Any:
+def strategy(fn: Callable[..., Any] | None = None, *, name: str | None = None,
+             params: dict[str, Iterable[Value]] | None = None) -> Any:
     """Register a strategy factory and make it a pytest fixture of the same name.
 
     Usage::
@@ -356,18 +369,24 @@ def strategy(fn: Callable[[], Any] | None = None, *, name: str | None = None) ->
         def my_chunker():
             return MyChunker()
 
-    The fixture is session-scoped and returns the strategy object, so any test can use ``my_chunker`` directly.
-    Which strategy is the baseline is a setting (``--chunkeval-baseline``, ini ``chunkeval_baseline``), not a
-    property of the strategy.
-    """
+        @strategy(params={"size": [500, 1000], "overlap": [0, 100]})
+        def windows(size, overlap):
+            return FixedSizeChunker(size, overlap)
 
-    def wrap(f: Callable[[], Any]) -> Any:
+    The fixture is session-scoped and returns the strategy object, so any test can use ``my_chunker`` directly;
+    with ``params`` an evaluation runs every combination (a grid point, ``windows[size=500,overlap=0]``), and the
+    fixture is parametrized over them likewise. Which strategy is the baseline is a setting
+    (``--chunkeval-baseline``, ini ``chunkeval_baseline``), not a property of the strategy.
+    """
+    grid = tuple((k, tuple(v)) for k, v in (params or {}).items())
+
+    def wrap(f: Callable[..., Any]) -> Any:
         import pytest
 
         reg_name = name or f.__name__
         origin = f"{inspect.getsourcefile(f) or '?'}:{f.__code__.co_firstlineno}"
-        _REGISTRY[(reg_name, origin)] = Registration(reg_name, f, origin)
-        return pytest.fixture(name=reg_name, scope="session")(f)
+        _REGISTRY[(reg_name, origin)] = Registration(reg_name, f, origin, grid=grid)
+        return pytest.fixture(name=reg_name, scope="session")(f) if not grid else grid_fixture(f, reg_name, grid)
 
     return wrap(fn) if fn is not None else wrap
 

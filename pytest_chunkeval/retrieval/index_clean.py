@@ -79,7 +79,7 @@ def _stale(records: dict[str, TableIdentity], strategies: set[str] | None, root:
     for name, rec in records.items():
         if newest[rec.key] != name:
             stale[name] = f"an older build of {rec.describe()} (the current one is {newest[rec.key]})"
-        elif strategies is not None and rec.strategy not in strategies:
+        elif strategies is not None and rec.strategy not in strategies and rec.family not in strategies:
             stale[name] = f"strategy {rec.strategy!r} is not registered any more"
         elif suite_gone(rec, root):
             stale[name] = f"its suite {rec.suite} no longer exists"

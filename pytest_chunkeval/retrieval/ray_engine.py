@@ -30,7 +30,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ import numpy as np
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.discovery import exec_source
+from pytest_chunkeval.grid import Point
 from pytest_chunkeval.strategy import Contract, Registration, registrations
 
 #: Strategies rebuilt in this (worker) process, by spec: a worker runs many chunking tasks, the factory runs once.
@@ -59,10 +60,12 @@ class StrategySpec:
     digest: str = ""
     ref: str | None = None  # "module:function" (and its arguments) for a strategy no strategy file defines
     args: tuple[str, ...] = ()
+    point: Point = ()  # a grid point's keyword arguments (``name`` is then its strategy's own, as registered)
 
     @classmethod
     def of(cls, reg: Registration, model: str | None) -> StrategySpec:
-        return cls(reg.name, reg.origin, model, _digest(Path(reg.origin.rsplit(":", 1)[0])), reg.ref, reg.args)
+        return cls(reg.strategy_name, reg.origin, model, _digest(Path(reg.origin.rsplit(":", 1)[0])), reg.ref,
+                   reg.args, reg.point)
 
     def build(self) -> Contract:
         """The strategy's contract, bound to the embedder's tokens, built once per process."""
@@ -70,7 +73,7 @@ class StrategySpec:
             from pytest_chunkeval.retrieval.embed import Embedder
 
             reg = self._imported() if self.ref else _registration(self.name, self.origin, self.digest)
-            _BUILT[self] = reg.build().bind(Embedder(self.model).tokens)
+            _BUILT[self] = replace(reg, point=self.point).build().bind(Embedder(self.model).tokens)
         return _BUILT[self]
 
     def _imported(self) -> Registration:
@@ -79,7 +82,7 @@ class StrategySpec:
         module, _, attr = self.ref.partition(":")
         factory = getattr(importlib.import_module(module), attr)
         args = self.args
-        return Registration(self.name, lambda: factory(*args), self.origin, ref=self.ref, args=args)
+        return Registration(self.name, lambda **point: factory(*args, **point), self.origin, ref=self.ref, args=args)
 
 
 def _digest(path: Path) -> str:

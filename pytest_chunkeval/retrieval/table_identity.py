@@ -26,6 +26,8 @@ RECORD_FORMAT = 1
 LEGACY_NAME = re.compile(r"[A-Za-z0-9_]+__[0-9a-f]{20}")
 #: Tables named by this module: only used to tell, for a table whose record cannot be read, whether it is ours.
 NAME = re.compile(r".+__[0-9a-f]{12}__[0-9a-f]{20}")
+#: The strategy field of a table keyed by its content (a grid point's): ``<strategy>@<12 hex of the chunks>``.
+SHARED = re.compile(r"(?P<strategy>.+)@[0-9a-f]{12}")
 
 
 def is_legacy_name(name: str) -> bool:
@@ -72,6 +74,21 @@ class TableIdentity:
     def of(cls, suite_path: Path, strategy: str, fingerprint: str, label: str = "") -> TableIdentity:
         path = Path(suite_path).resolve()
         return cls(suite_id(path), strategy, fingerprint, label or path.parent.name, str(path))
+
+    @classmethod
+    def shared(cls, suite_path: Path, strategy: str, content: str, fingerprint: str, label: str = "") -> TableIdentity:
+        """A table keyed by what is in it (``content``: the digest of its rows), for a strategy's grid points.
+
+        Points whose chunks are identical get one table (and its rankings and scores, keyed by it); points with other
+        chunks get their own, which never supersede each other (each content is its own (suite, strategy) key).
+        """
+        return cls.of(suite_path, f"{strategy}@{content[:12]}", fingerprint, label)
+
+    @property
+    def family(self) -> str:
+        """The strategy whose table this is: a shared table's strategy without its content digest."""
+        match = SHARED.fullmatch(self.strategy)
+        return match.group("strategy") if match else self.strategy
 
     @property
     def key(self) -> str:

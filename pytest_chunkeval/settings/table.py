@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pytest_chunkeval.grid import parse_grid
 from pytest_chunkeval.retrieval.embed import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
 from pytest_chunkeval.retrieval.storage import StorageOptions, parse_storage_options
 from pytest_chunkeval.scoring.family import CORRECTIONS
@@ -92,6 +93,13 @@ def _storage(raw: Any, _: Path) -> StorageOptions:
         raise Invalid(str(exc)) from None
 
 
+def _grid(raw: Any, _: Path) -> Any:
+    try:
+        return parse_grid(str(line) for line in raw)
+    except ValueError as exc:  # its message quotes the line and shows the syntax
+        raise Invalid(f"--chunkeval-grid / ini chunkeval_grid: {exc}") from None
+
+
 def _uri(raw: Any, base: Path) -> str:
     """A LanceDB URI as given; a plain folder resolved like every other path."""
     text = str(raw).strip()
@@ -102,6 +110,7 @@ COLUMNS = Kind("comma list", "names", lambda raw, _: column_groups(raw), many=Tr
 MODES = Kind("comma list", "modes", lambda raw, _: mode_list(raw), many=True)
 URI = Kind("folder or URI", "a folder or URI", _uri)
 STORAGE = Kind("key=value lines", "key=value lines", _storage, ini_type="linelist")
+GRID = Kind("STRATEGY.PARAM=V,V lines", "grid lines", _grid, ini_type="linelist")
 ALPHA = Kind("number or off", "a number or 'off'", _alpha)
 
 _modes = each_one_of(RETRIEVAL_MODES, empty=False)
@@ -128,6 +137,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("baseline", "suites", "the strategy every other one is compared with", TEXT, "file_level",
             flag="--chunkeval-baseline", ini="chunkeval_baseline", metavar="NAME",
             check=lambda name: None if name else Bad("a strategy name", name)),
+    Setting("grid", "suites", "evaluate a strategy at every combination of these parameter values, each point its "
+            "own strategy labelled fixed_size[size=500,overlap=0] (see Strategies: parameter grids); the command line "
+            "adds to and overrides the ini's lines", GRID, [], flag="--chunkeval-grid", ini="chunkeval_grid",
+            metavar="STRATEGY.PARAM=V[,V...]", repeatable=True, merged=True,
+            shown_default="none (a strategy's own @strategy(params=...) still applies)"),
     Setting("max_fallback", "suites", "share of a suite's files (0 to 1) a strategy's own chunking may fail on (they "
             "are cut into fixed windows instead) before its quality[fallback] item fails", NUMBER, 0,
             flag="--chunkeval-max-fallback", ini="chunkeval_max_fallback", metavar="SHARE", check=share),

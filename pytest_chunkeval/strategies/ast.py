@@ -6,13 +6,19 @@ Chosen by the ablations in docs/strategies.md ("Why `ast` is cut this way"): let
 (the older ``units`` policy) or merging any siblings (``greedy``) mixes several topics into one vector and scored
 lower on every bundled code suite and the generated ones; a 256-token limit and a context header did not win across
 suites.
+
+Its knobs are keyword parameters a grid can vary (``--chunkeval-grid "ast.size=500,1000"``): ``size`` (the largest
+chunk, in ``size_unit``), ``min_size`` (smaller pieces are folded into a neighbour), ``merge`` (isolate, units or
+greedy), ``preserve_context`` (a header of imports and enclosing scopes) and ``size_unit``.
 """
 from __future__ import annotations
 
 from typing import Any
 
 
-def ast() -> Any:
+def ast(size: int | str = 1000, min_size: int = 100, merge: str = "isolate", preserve_context: bool = False,
+        size_unit: str = "chars") -> Any:
     from pytest_chunkeval.chunking.ast.chunker import AstChunker
 
-    return AstChunker("ast", max_chunk_size=1000, min_chunk_size=100, preserve_context=False, merge="isolate")
+    return AstChunker("ast", max_chunk_size=size, min_chunk_size=min_size, preserve_context=preserve_context,
+                      merge=merge, size_unit=size_unit)

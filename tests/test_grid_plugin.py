@@ -1,0 +1,156 @@
+"""A parameter grid through pytester, end to end: every point is its own items, rows and report keys, points whose
+chunks are identical share a table, ``-k`` selects one point, and a wrong grid is one usage error.
+
+The inner runs embed with ``FakeSentenceModel`` (a named stand-in, patched in for these in-process runs): these tests
+check which items, rows and tables a grid makes, never what retrieves best.
+"""
+from __future__ import annotations
+
+import json
+
+import lancedb  # noqa: F401
+import pytest
+from project_files import name_suites, set_ini, write_strategies, write_suite
+from test_fingerprint_cache import FakeSentenceModel
+
+from pytest_chunkeval.retrieval.embed import Embedder
+
+# In-process pytester runs restore sys.modules afterwards; LanceDB's native module panics when imported twice.
+
+STRATEGIES = {
+    "strategies.py": """
+        from pytest_chunkeval import FileLevelChunker, FixedSizeChunker, strategy
+
+        @strategy
+        def file_level():
+            return FileLevelChunker()
+
+        @strategy(params={"size": [60, 4000], "overlap": [0, 20]})
+        def windows(size, overlap):
+            return FixedSizeChunker(max_chunk_size=size, overlap=overlap)
+    """,
+}
+
+CORPUS = {
+    "auth.py": '''
+        import hashlib
+
+
+        def hash_password(password: str, salt: str) -> str:
+            return hashlib.sha256((salt + password).encode()).hexdigest()
+    ''',
+    "orders.py": '''
+        def order_total(order, discount: float = 0.0) -> float:
+            subtotal = sum(item["price"] * item["qty"] for item in order.items)
+            return round(subtotal * (1 - discount), 2)
+    ''',
+}
+
+GOLDEN = """
+    corpus: corpus
+    queries:
+      - id: password-hash
+        query: How are user passwords hashed with a salt?
+        relevant:
+          - path: auth.py
+"""
+
+POINTS = ["windows[size=60,overlap=0]", "windows[size=60,overlap=20]",
+          "windows[size=4000,overlap=0]", "windows[size=4000,overlap=20]"]
+
+
+def write_project(pytester: pytest.Pytester) -> pytest.Pytester:
+    name_suites(pytester)
+    write_strategies(pytester.path, STRATEGIES)
+    set_ini(pytester.path, "chunkeval_strategies", '"file_level,windows"', "file_level,windows")
+    write_suite(pytester.path / "golden" / "shop", CORPUS, GOLDEN)
+    return pytester
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    fake = FakeSentenceModel()
+    monkeypatch.setattr(Embedder, "model", lambda self: fake)
+    return write_project(pytester)
+
+
+def run(p: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return p.runpytest("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress",
+                       "--chunkeval-retrieval=vector", *args)
+
+
+def test_every_point_is_its_own_row_and_report_key_and_identical_chunks_share_a_table(
+    project: pytest.Pytester,
+) -> None:
+    result = run(project, "-v")
+    assert result.ret == 0
+    out = result.stdout.str()
+    for point in POINTS:
+        assert f"golden/shop/queries.yaml::{point}::password-hash PASSED" in out
+    strategies = json.loads((project.path / "chunkeval-report.json").read_text())[
+        "suites"]["golden/shop/queries.yaml"]["strategies"]
+    assert set(strategies) == {"file_level", *POINTS}
+    tables = {point: strategies[point]["index"]["table"] for point in POINTS}
+    # Every file fits one 4,000-character window whatever the overlap: one table for both points.
+    assert tables["windows[size=4000,overlap=0]"] == tables["windows[size=4000,overlap=20]"]
+    assert len(set(tables.values())) == 3
+    # Whichever of the two runs second (items run in random order) reuses the first one's table and embeds nothing.
+    pair = [strategies[f"windows[size=4000,overlap={o}]"]["index"] for o in (0, 20)]
+    assert sorted(entry["reused"] for entry in pair) == [False, True]
+    assert [entry["embedded"] for entry in pair if entry["reused"]] == [0]
+    # A second run reuses every point's table and embeds nothing.
+    again = run(project)
+    assert again.ret == 0
+    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    for entry in report["suites"]["golden/shop/queries.yaml"]["strategies"].values():
+        assert entry["index"]["reused"] is True and entry["index"]["embedded"] == 0
+
+
+def test_k_selects_one_point_by_its_keyword(project: pytest.Pytester) -> None:
+    result = run(project, "-v", "-k", "windows-size4000-overlap20 and password")
+    result.assert_outcomes(passed=1)
+    assert "::windows[size=4000,overlap=20]::password-hash PASSED" in result.stdout.str()
+    assert run(project, "-k", "windows and not size4000 and password").parseoutcomes()["passed"] == 2
+
+
+def test_the_command_line_grids_a_built_in_and_a_wrong_parameter_is_a_usage_error(project: pytest.Pytester) -> None:
+    set_ini(project.path, "chunkeval_strategies", '"file_level,fixed_size"', "file_level,fixed_size")
+    collected = run(project, "--collect-only", "-q", "--chunkeval-grid", "fixed_size.size=500,1000")
+    ids = collected.stdout.str()
+    assert "::fixed_size[size=500]::password-hash" in ids and "::fixed_size[size=1000]::password-hash" in ids
+    assert "::fixed_size::" not in ids
+    wrong = run(project, "--chunkeval-grid", "fixed_size.sise=500")
+    assert wrong.ret == pytest.ExitCode.USAGE_ERROR
+    wrong.stderr.fnmatch_lines(["*--chunkeval-grid / ini chunkeval_grid: strategy 'fixed_size' has no parameter "
+                                "'sise'; it accepts: size, overlap*"])
+
+
+def test_the_fixture_of_a_gridded_strategy_is_parametrized_over_its_points(project: pytest.Pytester) -> None:
+    project.makepyfile(test_plain="""
+        def test_window(windows):
+            assert (windows.max_chunk_size, windows.overlap) in {(60, 0), (60, 20), (4000, 0), (4000, 20)}
+    """)
+    result = project.runpytest("-p", "no:cacheprovider", "-v", "test_plain.py")
+    result.assert_outcomes(passed=4)
+    assert "test_window[size4000-overlap20] PASSED" in result.stdout.str()
+
+
+@pytest.mark.slow
+def test_the_base_evaluates_the_command_lines_grid_and_each_point_compares_with_itself(
+    pytester: pytest.Pytester,
+) -> None:
+    """The real model: the base side runs in a subprocess, where no fake can be patched in."""
+    from test_vs_base import git
+
+    repo = write_project(pytester)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "base")
+    # size=100 is declared nowhere: only the grid passed to the base gives the base that point.
+    result = run(repo, "--chunkeval-base=main", "--chunkeval-grid", "windows.size=60,100", "-k", "vs-base")
+    assert result.ret == 0
+    report = json.loads((repo.path / "chunkeval-report.json").read_text())
+    compared = report["suites"]["golden/shop/queries.yaml"]["comparison"]["strategies"]
+    points = [f"windows[size={s},overlap={o}]" for s in (60, 100) for o in (0, 20)]
+    assert set(compared) == {"file_level", *points}
+    assert {c["verdict"] for c in compared.values()} == {"unchanged"}
