@@ -54,13 +54,25 @@ class AcceptedMisses:
     def ids(self, settings: str, strategy: str) -> set[str]:
         return set(self.data.get(settings, {}).get(strategy, []))
 
+    def accepted(self, settings: str, strategy: str, family: str = "") -> tuple[set[str], bool]:
+        """(the accepted misses of ``strategy``, whether they are its own record). A grid point of ``family`` with no
+        record of its own reads its strategy's: what is accepted for the strategy is accepted at each of its points,
+        so a sweep fails only on queries a point loses that the strategy's record says it finds, not on every known
+        miss again. A point that finds one of those is no "fixed" failure: that record was not made for the point."""
+        section = self.data.get(settings, {})
+        if strategy in section or not family or family == strategy:
+            return set(section.get(strategy, [])), True
+        return set(section.get(family, [])), False
+
     def holds(self, settings: str) -> bool:
         """Whether misses under ``settings`` were ever recorded: then a miss not on the record fails. Before that
         (a new suite, new settings) there is nothing to hold, and misses are listed instead of failing."""
         return settings in self.data
 
-    def update(self, settings: str, strategy: str, ran: dict[str, bool]) -> None:
-        """Fold in this run's outcomes (query id -> hit) for the queries that ran; others keep their record."""
+    def update(self, settings: str, strategy: str, ran: dict[str, bool], keep_empty: bool = False) -> None:
+        """Fold in this run's outcomes (query id -> hit) for the queries that ran; others keep their record.
+        ``keep_empty`` writes an empty list rather than no entry: a grid point recorded with no misses must not
+        fall back on its strategy's record (see :meth:`accepted`)."""
         current = self.ids(settings, strategy)
         new = {q for q in current if q not in ran} | {q for q, hit in ran.items() if not hit}
         if new != current:
@@ -68,7 +80,9 @@ class AcceptedMisses:
         if settings not in self.data:
             self.dirty = True
         section = self.data.setdefault(settings, {})  # kept when empty: "recorded, no misses" holds every query
-        if new:
+        if new or keep_empty:
+            if section.get(strategy) != sorted(new):
+                self.dirty = True
             section[strategy] = sorted(new)
         else:
             section.pop(strategy, None)

@@ -216,7 +216,7 @@ class QueryItem(EvalItem):
         run = self.evaluation()
         outcome = run.outcomes[self.query_id]
         self.outcome = outcome
-        state.record(node.suite, node.reg.name, self.query_id, outcome.hit, node.mode)
+        state.record(node.suite, node.reg.name, self.query_id, outcome.hit, node.mode, node.reg.family)
         if state.options.accept_misses:
             return
         record, settings = state.accepted_for(node.suite), state.settings_key_for(node.mode)
@@ -224,12 +224,14 @@ class QueryItem(EvalItem):
             if not outcome.hit:
                 pytest.xfail(f"missed; {record.path} holds no record for {settings} yet")
             return
-        accepted = self.query_id in record.ids(settings, node.reg.name)
+        ids, own = record.accepted(settings, node.reg.name, node.reg.family)
+        accepted = self.query_id in ids
         if not outcome.hit and accepted:
-            pytest.xfail(f"accepted miss (recorded in {state.accepted_for(node.suite).path.name})")
+            whose = "" if own else f" for {node.reg.family}"
+            pytest.xfail(f"accepted miss (recorded{whose} in {record.path.name})")
         if not outcome.hit:
             raise QueryMiss("none of the relevant items is in the top k")
-        if accepted:
+        if accepted and own:
             raise QueryFixed("recorded as an accepted miss but now retrieved")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:

@@ -70,6 +70,7 @@ class ChunkevalState:
     suites: dict[Path, GoldenSuite] = field(default_factory=dict)
     strategies: dict[str, Any] = field(default_factory=dict)
     accepted: dict[Path, AcceptedMisses] = field(default_factory=dict)
+    families: dict[str, str] = field(default_factory=dict)  # grid point label -> its strategy (accepted misses)
     outcomes: dict[tuple[Path, str, str], dict[str, bool]] = field(default_factory=dict)  # (suite, strategy, mode)
     report: dict[str, Any] | None = None
     summary_value: Any = None  # report.Summary of the finished session
@@ -466,7 +467,7 @@ class ChunkevalState:
         part = WorkerResults(
             suites={key: suite.to_entry() for key, suite in suites.items()}, embedding=self._embed_totals(),
             model=self._model_info(),
-            outcomes=[(str(path), name, q, hit, mode)
+            outcomes=[(str(path), name, q, hit, mode, self.families.get(name, ""))
                       for (path, name, mode), ran in self.outcomes.items() for q, hit in ran.items()],
             compared=[list(pair) for pair in sorted(self.compared)],
         )
@@ -488,9 +489,9 @@ class ChunkevalState:
         suites, merged = merge(self._workers or [], self.options.baseline, self.options.retrieval_modes)
         if not suites:
             return None
-        for path, name, query, hit, *mode in merged.outcomes:
+        for path, name, query, hit, *mode_family in merged.outcomes:
             self.suite(Path(path))  # the controller loads the golden files for the accepted-miss records
-            self.record(self.suites[Path(path).resolve()], name, query, hit, *mode)
+            self.record(self.suites[Path(path).resolve()], name, query, hit, *mode_family)
         self.compared.update((str(key), str(label)) for key, label in merged.compared)
         if merged.model:
             self._model_id = merged.model.get("id")
@@ -557,9 +558,12 @@ class ChunkevalState:
             self.accepted[key] = AcceptedMisses.load(suite.path.parent)
         return self.accepted[key]
 
-    def record(self, suite: GoldenSuite, strategy: str, query_id: str, hit: bool, mode: str | None = None) -> None:
+    def record(self, suite: GoldenSuite, strategy: str, query_id: str, hit: bool, mode: str | None = None,
+               family: str = "") -> None:
         mode = mode or self.options.retrieval_modes[0]
         self.outcomes.setdefault((suite.path.resolve(), strategy, mode), {})[query_id] = hit
+        if family and family != strategy:
+            self.families[strategy] = family
 
     def unrecorded_misses(self) -> int:
         """Misses this run that a record holds against and does not list (each failed its query item)."""
@@ -569,7 +573,7 @@ class ChunkevalState:
         for (suite_path, strategy, mode), ran in self.outcomes.items():
             record, settings = self.accepted_for(self.suites[suite_path]), self.settings_key_for(mode)
             if record.holds(settings):
-                accepted = record.ids(settings, strategy)
+                accepted, _ = record.accepted(settings, strategy, self.families.get(strategy, ""))
                 total += sum(1 for q, hit in ran.items() if not hit and q not in accepted)
         return total
 
@@ -593,7 +597,7 @@ class ChunkevalState:
             return written
         for (suite_path, strategy, mode), ran in sorted(self.outcomes.items()):
             record = self.accepted_for(self.suites[suite_path])
-            record.update(self.settings_key_for(mode), strategy, ran)
+            record.update(self.settings_key_for(mode), strategy, ran, keep_empty=strategy in self.families)
         for record in self.accepted.values():
             if record.dirty:
                 record.save()

@@ -58,3 +58,18 @@ def test_a_damaged_record_names_the_file_and_what_is_wrong(tmp_path: Path, text:
     (tmp_path / FILE_NAME).write_text(text)
     with pytest.raises(ValueError, match=message):
         AcceptedMisses.load(tmp_path)
+
+
+def test_a_grid_point_with_no_record_of_its_own_reads_its_strategys_and_one_recorded_clean_does_not(
+    tmp_path: Path,
+) -> None:
+    point = "fixed_size[size=500,overlap=0]"
+    record = AcceptedMisses(tmp_path / FILE_NAME, {HYBRID: {"fixed_size": ["q1"]}})
+    assert record.accepted(HYBRID, "fixed_size") == ({"q1"}, True)
+    assert record.accepted(HYBRID, point, "fixed_size") == ({"q1"}, False)  # inherited: not the point's own
+    assert record.accepted(HYBRID, "ast") == (set(), True)
+    record.update(HYBRID, point, {"q1": True, "q2": True}, keep_empty=True)
+    assert record.dirty and record.data[HYBRID][point] == []  # recorded with no misses: no fallback any more
+    assert record.accepted(HYBRID, point, "fixed_size") == (set(), True)
+    record.save()
+    assert AcceptedMisses.load(tmp_path).accepted(HYBRID, point, "fixed_size") == (set(), True)

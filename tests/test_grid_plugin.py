@@ -154,3 +154,25 @@ def test_the_base_evaluates_the_command_lines_grid_and_each_point_compares_with_
     points = [f"windows[size={s},overlap={o}]" for s in (60, 100) for o in (0, 20)]
     assert set(compared) == {"file_level", *points}
     assert {c["verdict"] for c in compared.values()} == {"unchanged"}
+
+
+def test_a_point_reads_its_strategys_accepted_misses_until_it_has_its_own(project: pytest.Pytester) -> None:
+    import yaml
+
+    recorded = run(project, "--chunkeval-accept-misses")
+    assert recorded.ret == 0
+    path = project.path / "golden" / "shop" / "accepted_misses.yaml"
+    data = yaml.safe_load(path.read_text())
+    (settings,) = data
+    assert data[settings] == {point: [] for point in POINTS}  # every point recorded, clean: none falls back
+    # The strategy's record lists a query every point finds, and one point's own record does too: only that point's
+    # is a stale entry ("fixed"); for the others it is the strategy's record, not made for them.
+    own = "windows[size=4000,overlap=0]"
+    path.write_text(yaml.safe_dump({settings: {"windows": ["password-hash"], own: ["password-hash"]}}))
+    result = run(project, "-v")
+    out = result.stdout.str()
+    assert f"{own}::password-hash FAILED" in out
+    for point in POINTS:
+        if point != own:
+            assert f"golden/shop/queries.yaml::{point}::password-hash PASSED" in out
+    assert result.ret == 1
