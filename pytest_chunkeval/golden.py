@@ -43,6 +43,7 @@ class GoldenSuite:
     corpus: Corpus
     queries: list[Query]
     name: str = ""
+    phrasing: str = "sentence"  # "keyword" for identifier-and-term queries (chunkeval golden keywords)
 
     @property
     def corpus_dir(self) -> Path:
@@ -229,4 +230,5 @@ def load_golden(path: Path | str) -> GoldenSuite:
     if problems:
         raise GoldenError(problems)
     name = data.get("name") or path.parent.name
-    return GoldenSuite(path=path, corpus=corpus, queries=queries, name=name)
+    return GoldenSuite(path=path, corpus=corpus, queries=queries, name=name,
+                       phrasing=data.get("phrasing") or "sentence")

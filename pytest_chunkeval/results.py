@@ -327,6 +327,13 @@ class SuiteResult:
     file_lines: dict[str, int] = field(default_factory=dict)  # files relevant as a whole: their line counts
     corpus_hash: str = ""  # the corpus's content hash ("" in a report from before it was recorded)
     corpus_files: dict[str, str] = field(default_factory=dict)  # path -> short sha256 of the file
+    phrasing: str = "sentence"  # how the queries are worded ("keyword": chunkeval golden keywords)
+
+    @property
+    def heading(self) -> str:
+        """How tables and Markdown name the suite: its key, and the phrasing when it is not the default sentence,
+        so a keyword suite's rows read as keyword rows next to the sentence suite over the same corpus."""
+        return self.key if self.phrasing == "sentence" else f"{self.key} ({self.phrasing} queries)"
 
     def find(self, name: str, mode: str) -> StrategyResult | None:
         """``name`` searched with ``mode``: the partner a comparison may pair with (never another mode's result).
@@ -339,6 +346,7 @@ class SuiteResult:
             key, suite.name, corpus_key, len(suite.corpus.files), dict(suite.corpus.skipped),
             {q.id: QuerySpec(q.id, q.text, tuple(q.relevant)) for q in suite.queries}, file_lines=suite.file_lines(),
             corpus_hash=suite.corpus.content_hash, corpus_files=dict(suite.corpus.file_hashes),
+            phrasing=suite.phrasing,
         )
 
     @classmethod
@@ -350,6 +358,7 @@ class SuiteResult:
             file_lines={str(p): int(n) for p, n in (entry.get("file_lines") or {}).items()},
             corpus_hash=str(entry.get("corpus_hash") or ""),
             corpus_files={str(p): str(h) for p, h in (entry.get("corpus_files") or {}).items()},
+            phrasing=str(entry.get("phrasing") or "sentence"),
         )
         suite.strategies = {
             name: StrategyResult.from_entry(key, name, s, mode) for name, s in (entry.get("strategies") or {}).items()
@@ -369,6 +378,7 @@ class SuiteResult:
             "corpus_hash": self.corpus_hash,
             "corpus_files": self.corpus_files,
             "strategies": {name: s.to_entry() for name, s in self.strategies.items()},
+            **({"phrasing": self.phrasing} if self.phrasing != "sentence" else {}),
         }
 
 

@@ -1,6 +1,7 @@
-"""``chunkeval golden from-docs|from-history``: the command line over the two generators.
+"""``chunkeval golden from-docs|from-history|keywords``: the command line over the generators.
 
-Argument parsing and printing only; every rule lives in :mod:`.docs` and :mod:`.history`, so the same suite can be
+Argument parsing and printing only; every rule lives in :mod:`.docs`, :mod:`.history` and :mod:`.keyword_suite`,
+so the same suite can be
 built from Python (``build_from_docs``) with the same result. :mod:`pytest_chunkeval.cli` mounts it.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from pytest_chunkeval.generators.docs import DocsOptions, build_from_docs
 from pytest_chunkeval.generators.git import GitError
 from pytest_chunkeval.generators.history import HistoryOptions, build_from_history
+from pytest_chunkeval.generators.keyword_suite import KEYWORDS_FILE, default_out, derive_keyword_suite
 from pytest_chunkeval.golden import GoldenError
 
 
@@ -49,6 +51,13 @@ def add_parser(top: Any) -> None:
         sub.add_argument("--max-queries", type=int, default=opts.max_queries, help="(%(default)s)")
         sub.add_argument("--min-words", type=int, default=opts.min_words, help="words a query needs (%(default)s)")
         sub.add_argument("--max-file-bytes", type=int, default=opts.max_file_bytes, help="(%(default)s)")
+        sub.add_argument("--keyword-queries", action="store_true",
+                         help=f"also write {KEYWORDS_FILE}: the same queries as keyword lists (see 'keywords')")
+
+    kw = golden.add_parser("keywords", help="derive a suite of keyword queries (terms and identifiers) from a suite")
+    kw.add_argument("suite", type=Path, help="any golden suite (YAML or JSONL), bundled or generated")
+    kw.add_argument("-o", "--out", type=Path, default=None,
+                    help=f"output YAML (default: {KEYWORDS_FILE} beside SUITE); its corpus: points at SUITE's corpus")
 
 
 def _check_out(out: Path) -> str | None:
@@ -72,8 +81,22 @@ def _summary(meta: dict[str, Any], out: Path) -> str:
     return "\n".join(lines)
 
 
+def run_keywords(args: argparse.Namespace, command: str) -> int:
+    out = args.out if args.out is not None else default_out(args.suite)
+    try:
+        suite = derive_keyword_suite(args.suite, out, command)
+    except (GoldenError, ValueError) as exc:
+        print(f"chunkeval: {exc}", file=sys.stderr)
+        return 1
+    print(f"{out}: {len(suite.queries)} keyword queries over {suite.corpus_dir} ({len(suite.corpus.files)} files)")
+    print(f"run: pytest --chunkeval --chunkeval-golden={args.suite} --chunkeval-golden={out}")
+    return 0
+
+
 def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     command = "chunkeval " + " ".join(shlex.quote(a) for a in argv)
+    if args.command == "keywords":
+        return run_keywords(args, command)
     problem = _check_out(args.out) or (None if args.src.is_dir() else f"{args.src} is not a folder")
     if problem:
         print(f"chunkeval: {problem}", file=sys.stderr)
@@ -93,4 +116,9 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         print(f"chunkeval: {exc}", file=sys.stderr)
         return 1
     print(_summary(meta, args.out))
+    if args.keyword_queries:
+        source = args.out / "queries.yaml"
+        keywords = derive_keyword_suite(source, default_out(source), command)
+        print(f"{default_out(source)}: {len(keywords.queries)} keyword queries; "
+              f"run: pytest --chunkeval --chunkeval-golden={source} --chunkeval-golden={default_out(source)}")
     return 0

@@ -120,7 +120,7 @@ def sections(summary: Summary) -> list[str]:
                 part += [f"- **{c.strategy}**: " + "; ".join(c.problems())]
         out.append("\n".join(part) + "\n")
     for key, suite in summary.suites.items():
-        part = [f"## {key}", ""]
+        part = [f"## {suite.heading}", ""]
         part += render_markdown(retrieval_table(summary, key))
         part += [retrieval_legend(summary), ""]
         part += render_markdown(index_table(summary, key))

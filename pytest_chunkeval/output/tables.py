@@ -83,8 +83,8 @@ def retrieval_table(summary: Summary, key: str) -> Table:
     columns += [f"{label(m, k)} {CHUNK}" for m in RANK_METRICS] if chunk else []
     columns += [f"{label(NDCG, k)} {LINES}", *(label(BUDGET_RECALL, b) for b in DEFAULT_BUDGETS if budget)]
     columns += [f"ΔNDCG vs {summary.baseline} (p)", "misses", *(["gates"] if summary.gated else [])]
-    t = Table(f"{key} — {suite.files} files, {len(suite.queries)} queries, {_retrieval_words(summary)}, k={k}",
-              columns, right=set(range(1, len(columns) - (1 if summary.gated else 0))))
+    t = Table(f"{suite.heading} — {suite.files} files, {len(suite.queries)} queries, {_retrieval_words(summary)}, "
+              f"k={k}", columns, right=set(range(1, len(columns) - (1 if summary.gated else 0))))
     for name, s in suite.strategies.items():
         if s.skipped:
             continue  # listed under the tables, where the reason has room
@@ -163,7 +163,7 @@ def index_table(summary: Summary, key: str) -> Table:
     # chunk s / embed s / build s: what building each index cost when it was built, shown also when a warm run
     # reused it (this run's own times are in the JSON: index.chunk_seconds, index.build_seconds).
     t = Table(
-        f"{key} — chunks and index (chunk s, embed s, build s: the cost of building each index)",
+        f"{suite.heading} — chunks and index (chunk s, embed s, build s: the cost of building each index)",
         ["strategy", "files", "chunks", f">{window} tok", "tiny", "lossless", "index KB", "Δsize", "chunk s",
          "embed s", "build s", "embedded", "cached", "notes"],
         right=set(range(1, 13)), fold={13},
