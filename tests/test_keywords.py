@@ -69,6 +69,9 @@ def test_keyword_query_terms_then_declared_then_rarest_identifiers() -> None:
     assert keyword_query("How is it done?", ["# only a comment"]) == "How is it"  # never empty
     assert keyword_query(QUESTION, [PY], options=KeywordOptions(max_query_terms=1, max_identifiers=1)) == (
         "exponential backoff_delay delay")  # under two terms: one name more
+    terms_only = KeywordOptions(max_identifiers=0)
+    assert keyword_query(QUESTION, [PY], options=terms_only) == "retries computed exponential backoff"
+    assert keyword_query("How is it done?", [GO], options=terms_only) == "How is it"  # no name, even with no term
 
 
 def test_document_frequency_counts_files_not_occurrences() -> None:
@@ -128,6 +131,9 @@ def test_cli_default_out_and_refusals(tmp_path: Path, capsys: pytest.CaptureFixt
     assert load_golden(beside).corpus_dir == load_golden(source).corpus_dir
     assert f"--chunkeval-golden={beside}" in capsys.readouterr().out
     assert main(["golden", "keywords", str(source), "-o", str(source)]) == 1  # never over its source
+    terms = tmp_path / "terms.yaml"
+    assert main(["golden", "keywords", str(source), "-o", str(terms), "--identifiers", "0"]) == 0
+    assert len(load_golden(terms).queries) == len(load_golden(source).queries)
     assert main(["golden", "keywords", str(tmp_path / "missing.yaml")]) == 1
     assert "does not exist" in capsys.readouterr().err
 

@@ -17,6 +17,7 @@ from pytest_chunkeval.generators.docs import DocsOptions, build_from_docs
 from pytest_chunkeval.generators.git import GitError
 from pytest_chunkeval.generators.history import HistoryOptions, build_from_history
 from pytest_chunkeval.generators.keyword_suite import KEYWORDS_FILE, default_out, derive_keyword_suite
+from pytest_chunkeval.generators.keywords import KeywordOptions
 from pytest_chunkeval.golden import GoldenError
 
 
@@ -58,6 +59,10 @@ def add_parser(top: Any) -> None:
     kw.add_argument("suite", type=Path, help="any golden suite (YAML or JSONL), bundled or generated")
     kw.add_argument("-o", "--out", type=Path, default=None,
                     help=f"output YAML (default: {KEYWORDS_FILE} beside SUITE); its corpus: points at SUITE's corpus")
+    kw.add_argument("--identifiers", type=int, default=KeywordOptions().max_identifiers,
+                    help="names taken from the relevant code, rarest first (%(default)s); 0 keeps the sentence's terms "
+                         "only: names from the answer make a query easier than what a user who does not know them "
+                         "types")
 
 
 def _check_out(out: Path) -> str | None:
@@ -84,7 +89,7 @@ def _summary(meta: dict[str, Any], out: Path) -> str:
 def run_keywords(args: argparse.Namespace, command: str) -> int:
     out = args.out if args.out is not None else default_out(args.suite)
     try:
-        suite = derive_keyword_suite(args.suite, out, command)
+        suite = derive_keyword_suite(args.suite, out, command, KeywordOptions(max_identifiers=args.identifiers))
     except (GoldenError, ValueError) as exc:
         print(f"chunkeval: {exc}", file=sys.stderr)
         return 1

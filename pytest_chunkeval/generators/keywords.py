@@ -160,7 +160,7 @@ def keyword_query(query: str, spans: Sequence[str], frequency: Mapping[str, int]
             for name in names:
                 group.append((df.get(name, 0), order, name))
                 order += 1
-    budget = opts.max_identifiers + (1 if len(terms) < 2 else 0)
+    budget = opts.max_identifiers + (1 if len(terms) < 2 and opts.max_identifiers else 0)  # 0: terms only
     budget = max(0, min(budget, opts.max_tokens - len(terms)))
     idents: list[str] = []
     for _, _, name in sorted(declared) + sorted(used):
