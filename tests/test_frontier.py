@@ -183,3 +183,15 @@ def test_the_command_takes_another_metric_and_cost_and_refuses_a_bad_metric(
     assert "is not MODE:METRIC@CUTOFF" in capsys.readouterr().err
     result = from_reports([json.loads(path.read_text())], None, "bytes")
     assert [p.label for p in result.panels[0].frontier] == ["file_level", "fixed_size[size=500]"]
+
+
+def test_each_retrieval_mode_is_its_own_panel_and_pooled_per_mode() -> None:
+    suites = {key: {f"{name}[{mode}]": entry([q, q], size, strategy=name, mode=mode)
+                    for name, q, size in (("a", 0.5, 10), ("b", 0.7, 20)) for mode in ("vector", "hybrid")}
+              for key in ("s1", "s2")}
+    multi = report(suites) | {"retrieval": "vector,hybrid", "retrieval_modes": ["vector", "hybrid"]}
+    result = from_reports([multi], None, "bytes")
+    assert [(p.suite, p.mode, p.pooled) for p in result.panels] == [
+        ("s1", "vector", False), ("s1", "hybrid", False), ("s2", "vector", False), ("s2", "hybrid", False),
+        ("pooled over 2 suites", "vector", True), ("pooled over 2 suites", "hybrid", True)]
+    assert {p.label for p in result.panels[0].points} == {"a", "b"} and result.panels[-1].best.label == "b"
