@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from pytest_chunkeval.calibrate import cli as calibrate_cli
+from pytest_chunkeval.frontier import cli as frontier_cli
 from pytest_chunkeval.generators import cli as golden_cli
 from pytest_chunkeval.github import cli as github_cli
 from pytest_chunkeval.init import cli as init_cli
@@ -22,6 +23,7 @@ def parser() -> argparse.ArgumentParser:
     github_cli.add_parser(areas)
     init_cli.add_parser(areas)
     calibrate_cli.add_parser(areas)
+    frontier_cli.add_parser(areas)
     return top
 
 

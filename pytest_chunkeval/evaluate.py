@@ -21,6 +21,7 @@ import numpy as np
 from pytest_chunkeval.chunk_corpus import RemoteChunker, chunk_corpus, count_and_check
 from pytest_chunkeval.fingerprint import chunks_fingerprint, index_fingerprint, strategy_fingerprint
 from pytest_chunkeval.golden import GoldenSuite
+from pytest_chunkeval.grid import defaults as grid_defaults
 from pytest_chunkeval.retrieval.embed import STREAM_WINDOW, EmbedCounts, Embedder
 from pytest_chunkeval.retrieval.index import SEARCH_VERSION, IndexStore, RankingCache, lancedb_version
 from pytest_chunkeval.retrieval.table_identity import TableIdentity
@@ -70,6 +71,10 @@ class StrategyRun:
     outcomes: dict[str, QueryOutcome] = field(default_factory=dict)
     aggregate: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     facts_cached: bool = False  # ``facts`` came from the facts cache (nothing was chunked)
+    # A grid point's strategy, values and the factory's defaults (grid.defaults); empty for a plain strategy.
+    family: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    defaults: dict[str, Any] = field(default_factory=dict)
 
     def per_query(self, mode: str, metric: str) -> list[float]:
         return [o.metrics[mode][metric] for o in self.outcomes.values()]
@@ -160,6 +165,8 @@ class Evaluator:
         # Sized with the model in use: its window is what fits, its tokenizer counts, for the strategy and checks.
         contract = contract.bind(self.embedder.tokens)
         run = StrategyRun(suite=suite, name=reg.name, strategy=contract)
+        if reg.point:
+            run.family, run.params, run.defaults = reg.strategy_name, dict(reg.point), grid_defaults(reg.factory)
         run.skipped = skip_reason(suite, contract)
         if run.skipped:
             return run

@@ -119,6 +119,17 @@ def needs_arguments(factory: Callable[..., Any]) -> list[str]:
             if p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
+def defaults(factory: Callable[..., Any]) -> dict[str, Value]:
+    """The values ``factory`` takes when called without them (keyword parameters with a plain default): the point a
+    grid's "today's default" is (the frontier tests the best point against it)."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p.default for p in signature.parameters.values()
+            if p.default is not inspect.Parameter.empty and isinstance(p.default, int | float | bool | str)}
+
+
 def check_params(name: str, factory: Callable[..., Any], params: Iterable[str]) -> None:
     """``ValueError`` naming the parameters ``name``'s factory accepts, for any in ``params`` it does not."""
     names, open_ended = accepted(factory)

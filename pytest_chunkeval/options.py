@@ -90,6 +90,7 @@ class Options:
     report: Path | None = _default("report")
     markdown: Path | None = _default("markdown")
     chart: Path | None = _default("chart")
+    frontier: bool = _default("frontier")  # the quality/cost frontier after the summary (pytest_chunkeval.frontier)
     columns: tuple[str, ...] = _default("columns")  # extra column groups of the retrieval table
     step_summary: bool = _default("step_summary")
     annotations: bool = _default("annotations")

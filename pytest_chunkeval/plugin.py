@@ -297,6 +297,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from pytest_chunkeval.output.chart import write_chart
 
         write_chart(state.report, state.options.chart)
+    if state.options.frontier:
+        from pytest_chunkeval.frontier.outputs import write as write_frontier
+
+        state.frontier_text = write_frontier(state.report, state.options.markdown, state.options.chart)
     state.save_accepted()
 
 
@@ -314,6 +318,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
 
     terminalreporter.section("chunkeval summary")
     terminalreporter.write(summary_text(state.summary_value, width=shutil.get_terminal_size((160, 24)).columns))
+    if state.frontier_text:
+        terminalreporter.section("chunkeval frontier")
+        terminalreporter.write(state.frontier_text)
     if state.options.report is not None and state.report is not None:
         if state.report.get("complete"):
             terminalreporter.write_line(f"report: {state.options.report}")

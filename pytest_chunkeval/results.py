@@ -187,6 +187,11 @@ class StrategyResult:
     # Against the baseline of the same mode (gates, paired statistics): judged once for the run
     # (scoring.against_baseline.judge_suites); None until then, and for a result with no numbers.
     against: AgainstBaseline | None = None
+    # A grid point's strategy (``fixed_size``), its values, and the values the strategy's factory takes when called
+    # without them: which point is "today's default" (the frontier, ``pytest_chunkeval.frontier``). Empty otherwise.
+    family: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    defaults: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.label = self.label or self.name
@@ -240,6 +245,7 @@ class StrategyResult:
             means={mode: {m: iv.mean for m, iv in ms.items()} for mode, ms in intervals.items()},
             intervals=intervals, queries=queries, quality=facts.quality.as_dict() if facts.quality else {},
             strategy_stats=dict(facts.strategy_stats), fallbacks=tuple(facts.fallbacks), mode=run.mode, label=label,
+            family=run.family, params=dict(run.params), defaults=dict(run.defaults),
         )
 
     @classmethod
@@ -273,7 +279,8 @@ class StrategyResult:
             index=index, means={mode: dict(v) for mode, v in (entry.get("aggregate") or {}).items()},
             intervals=intervals, queries=queries, quality=dict(entry.get("quality") or {}),
             strategy_stats=dict(entry.get("strategy_stats") or {}), fallbacks=tuple(entry.get("fallbacks") or ()),
-            mode=mode, label=label, against=AgainstBaseline.from_entry(entry),
+            mode=mode, label=label, against=AgainstBaseline.from_entry(entry), family=str(entry.get("family") or ""),
+            params=dict(entry.get("params") or {}), defaults=dict(entry.get("defaults") or {}),
         )
 
     def to_entry(self) -> dict[str, Any]:
@@ -310,6 +317,7 @@ class StrategyResult:
                 for qid, q in self.queries.items()
             },
             **(self.against.report_fields() if self.against is not None else {}),
+            **({"family": self.family, "params": self.params, "defaults": self.defaults} if self.family else {}),
         }
 
 

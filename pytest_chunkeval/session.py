@@ -74,6 +74,7 @@ class ChunkevalState:
     outcomes: dict[tuple[Path, str, str], dict[str, bool]] = field(default_factory=dict)  # (suite, strategy, mode)
     report: dict[str, Any] | None = None
     summary_value: Any = None  # report.Summary of the finished session
+    frontier_text: str = ""  # --chunkeval-frontier: the frontier of the finished run, printed after the summary
     collected_suites: set[Path] = field(default_factory=set)
     _evaluator: Any = None
     _previous: dict[str, Any] | None = None

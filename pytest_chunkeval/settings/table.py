@@ -231,6 +231,10 @@ SETTINGS: tuple[Setting, ...] = (
             "comparing", OPTIONAL_PATH, "", flag="--chunkeval-markdown", metavar="PATH", recorded=False),
     Setting("chart", "outputs", "also write a PNG chart of NDCG@k per strategy (file and chunk mode, 95% intervals)",
             OPTIONAL_PATH, "", flag="--chunkeval-chart", metavar="PATH", recorded=False),
+    Setting("frontier", "outputs", "after the summary, the Pareto-optimal strategies and grid points of "
+            "line-projected NDCG@k against index size per suite and mode, the best tested against the defaults "
+            "(Holm), pooled over suites; also in --chunkeval-markdown, and a -frontier.png beside --chunkeval-chart",
+            SWITCH, False, flag="--chunkeval-frontier", recorded=False),
     Setting("columns", "outputs", "more columns in the retrieval table: chunk (chunk-mode NDCG/R/MRR), budget (budget "
             "recall BR@n), or all; every number is in the JSON report either way", COLUMNS, "",
             flag="--chunkeval-columns", ini="chunkeval_columns", metavar="GROUP[,GROUP...]",

@@ -1,0 +1,137 @@
+"""A report's results as frontier points: one per (suite, retrieval mode, strategy or grid point).
+
+**The default quality metric is line-projected NDCG@k** (``lines:ndcg@10``). A frontier compares points of very
+different granularity (500-character windows against whole files), so the metric must not favour one size by
+construction: file mode rewards giant chunks (one file-sized chunk finds the file), chunk mode punishes splitting (a
+function cut in three is three relevant chunks to find), while line mode judges the retrieved *lines*, so covering the
+relevant lines pays and swallowing a whole file around them costs (docs/metrics.md, "Line mode"). Budget recall is line
+mode too, but answers a narrower question (what fits one generator's context of B tokens) and depends on the B chosen;
+``--metric lines:budget_recall@512`` asks for it.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_chunkeval.grid import parse_value
+from pytest_chunkeval.results import report_modes
+from pytest_chunkeval.vocabulary import DEFAULT_K, LINES, NDCG, metric_key, mode_metric, split_mode_metric
+
+#: The cost axes: what a point's ``index`` entry says it cost. bytes: the index on disk; chunks: rows (vectors);
+#: embed_seconds: embedding its texts when it was built (``index.cost``; 0 when every text came from the cache then).
+COSTS = ("bytes", "chunks", "embed_seconds")
+COST_LABELS = {"bytes": "index KB", "chunks": "chunks", "embed_seconds": "embed s"}
+_POINT = re.compile(r"^(?P<family>[^\[\]]+)\[(?P<values>[^\[\]]*=[^\[\]]*)\]$")
+
+#: suite key -> query id -> the quality of one query
+PerQuery = Mapping[str, Mapping[str, float]]
+
+
+def default_metric(k: int = DEFAULT_K) -> str:
+    """``lines:ndcg@10``: line-projected NDCG at the report's k (see the module doc for why)."""
+    return mode_metric(LINES, metric_key(NDCG, k))
+
+
+@dataclass(frozen=True)
+class Point:
+    """One strategy or grid point on one suite (or pooled over several) under one retrieval mode."""
+
+    suite: str
+    mode: str
+    label: str  # the point's name without the retrieval mode: ``fixed_size[size=500,overlap=0]``
+    family: str  # the strategy: ``fixed_size``
+    params: Mapping[str, Any]
+    default: bool  # today's default of its strategy (the plain strategy, or the point at the factory's defaults)
+    costs: Mapping[str, float]
+    per_query: PerQuery = field(default_factory=dict)  # suite -> query id -> quality
+
+    @property
+    def quality(self) -> float:
+        """The mean over suites of each suite's mean over queries (one suite: the plain mean)."""
+        means = [sum(qs.values()) / len(qs) for qs in self.per_query.values() if qs]
+        return sum(means) / len(means) if means else 0.0
+
+    @property
+    def queries(self) -> int:
+        return sum(len(qs) for qs in self.per_query.values())
+
+
+def parse_metric(text: str) -> tuple[str, str]:
+    """``lines:ndcg@10`` -> ``("lines", "ndcg@10")``; ``ValueError`` for anything else."""
+    try:
+        parsed = split_mode_metric(text)
+    except ValueError:
+        parsed = None
+    if parsed is None:
+        raise ValueError(f"{text!r} is not MODE:METRIC@CUTOFF (e.g. {default_metric()}, lines:budget_recall@512)")
+    mode, metric, cutoff = parsed
+    return mode, metric_key(metric, cutoff)
+
+
+def _identity(entry: Mapping[str, Any], key: str) -> tuple[str, str, dict[str, Any]]:
+    """(label, family, params): the report's own fields, else read from a grid label (a report from before they were
+    recorded)."""
+    label = str(entry.get("strategy") or key)
+    if entry.get("family"):
+        return label, str(entry["family"]), dict(entry.get("params") or {})
+    m = _POINT.match(label)
+    if not m:
+        return label, label, {}
+    values = dict(part.split("=", 1) for part in m["values"].split(","))
+    return label, m["family"], {k: parse_value(v) for k, v in values.items()}
+
+
+def _costs(entry: Mapping[str, Any]) -> dict[str, float]:
+    index = entry.get("index") or {}
+    return {"bytes": float(index.get("bytes", 0)), "chunks": float(index.get("chunk_count", 0)),
+            "embed_seconds": float((index.get("cost") or {}).get("embed_seconds", 0.0))}
+
+
+def _mark_defaults(raw: list[tuple[str, str, dict[str, Any], dict[str, Any]]]) -> set[str]:
+    """Labels that are today's default of their strategy: every plain strategy, and for a strategy run only as grid
+    points, the point whose values are the factory's defaults (``defaults``, recorded by the report)."""
+    plain = {family for label, family, params, _ in raw if not params}
+    out = {label for label, _, params, _ in raw if not params}
+    for label, family, params, defaults in raw:
+        if params and family not in plain and all(k in defaults and defaults[k] == v for k, v in params.items()):
+            out.add(label)
+    return out
+
+
+def suite_points(key: str, suite: Mapping[str, Any], modes: tuple[str, ...], metric: str) -> list[Point]:
+    """Every scored entry of one report suite as points (entries without ``metric`` are left out)."""
+    eval_mode, name = parse_metric(metric)
+    by_mode: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
+    for row, entry in (suite.get("strategies") or {}).items():
+        if entry.get("skipped") or entry.get("failed"):
+            continue
+        mode = str(entry.get("retrieval") or (modes[0] if len(modes) == 1 else ""))
+        by_mode.setdefault(mode, []).append((row, entry))
+    out: list[Point] = []
+    for mode, entries in by_mode.items():
+        raw = [(*_identity(e, row), dict(e.get("defaults") or {})) for row, e in entries]
+        defaults = _mark_defaults(raw)
+        for (_row, entry), (label, family, params, _) in zip(entries, raw, strict=True):
+            queries = {str(q): float(v["metrics"][eval_mode][name]) for q, v in (entry.get("queries") or {}).items()
+                       if name in (v.get("metrics") or {}).get(eval_mode, {})}
+            if not queries:
+                continue
+            out.append(Point(key, mode, label, family, params, label in defaults, _costs(entry), {key: queries}))
+    return out
+
+
+def report_points(reports: Iterable[Mapping[str, Any]], metric: str | None = None) -> tuple[list[Point], list[str]]:
+    """Every point of every report, and notes (a suite two reports share: the later one's entries replace the
+    earlier's). ``metric`` defaults to :func:`default_metric` at the first report's k."""
+    found: dict[tuple[str, str, str], Point] = {}
+    notes: list[str] = []
+    for report in reports:
+        metric = metric or default_metric(int(report.get("k", DEFAULT_K)))
+        for key, suite in (report.get("suites") or {}).items():
+            for p in suite_points(key, suite, report_modes(report), metric):
+                if (p.suite, p.mode, p.label) in found:
+                    notes.append(f"{p.suite}: {p.label} ({p.mode}) is in several reports; the last one's is used")
+                found[(p.suite, p.mode, p.label)] = p
+    return list(found.values()), notes

@@ -1,0 +1,72 @@
+"""Is the best point better than today's defaults? Paired tests over the queries, Holm-adjusted.
+
+Each comparison is the project's paired randomization (sign-flip) test (:func:`~pytest_chunkeval.scoring.stats.
+paired_test`), over the queries both points scored. Pooled over suites (:mod:`.pooled`) the test is *stratified*:
+signs flip within each suite, and the statistic is the mean over suites of each suite's mean difference, so a suite
+of 400 queries weighs as much as one of 40. That statistic is a weighted sum of the per-query differences (weight
+``1 / (S * n_s)`` for a query of suite s, S suites of n_s queries), so it is exactly the plain test's statistic on
+differences rescaled by ``N / (S * n_s)`` (N queries in all): :func:`stratified_test` rescales and calls the plain
+test, and with one suite it *is* the plain test.
+
+The best point is compared with every default point it is not itself; the p-values are Holm-adjusted over that number
+of comparisons (:func:`~pytest_chunkeval.scoring.family.adjust`), so "better than the defaults" keeps its
+family-wise error at alpha however many strategies the run had.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pytest_chunkeval.frontier.points import PerQuery, Point
+from pytest_chunkeval.scoring.family import adjust
+from pytest_chunkeval.scoring.stats import paired_test
+
+RESAMPLES = 10_000
+SEED = 0
+
+
+def shared_differences(a: PerQuery, b: PerQuery) -> list[list[float]]:
+    """Per suite both scored, the differences ``a - b`` over the queries both scored (suites with none left out)."""
+    out = []
+    for suite, qa in a.items():
+        qb = b.get(suite, {})
+        diffs = [qa[q] - qb[q] for q in qa if q in qb]
+        if diffs:
+            out.append(diffs)
+    return out
+
+
+def stratified_test(strata: Sequence[Sequence[float]], *, resamples: int = RESAMPLES, seed: int = SEED) -> float:
+    """Two-sided sign-flip test of "the mean over strata of each stratum's mean difference is 0" (1.0 without
+    differences). Exact when 2 ** N <= resamples, as :func:`paired_test` is."""
+    groups = [list(s) for s in strata if len(s)]
+    n = sum(len(g) for g in groups)
+    if not n:
+        return 1.0
+    scaled = [d * n / (len(groups) * len(g)) for g in groups for d in g]
+    return paired_test(scaled, [0.0] * n, resamples=resamples, seed=seed)
+
+
+@dataclass(frozen=True)
+class Versus:
+    """The best point against one default point."""
+
+    default: Point
+    delta: float  # best - default, mean over suites of per-suite mean differences over the shared queries
+    queries: int  # paired queries
+    p_value: float
+    p_holm: float  # adjusted over every default compared
+    compared: int  # how many defaults were compared (the Holm family)
+
+
+def against_defaults(best: Point, points: Sequence[Point], *, resamples: int = RESAMPLES,
+                     seed: int = SEED) -> list[Versus]:
+    """The best point against each default point of ``points`` other than itself, Holm-adjusted over them."""
+    defaults = sorted((p for p in points if p.default and p.label != best.label), key=lambda p: p.label)
+    rows = []
+    for d in defaults:
+        strata = shared_differences(best.per_query, d.per_query)
+        delta = sum(sum(s) / len(s) for s in strata) / len(strata) if strata else 0.0
+        rows.append((d, delta, sum(map(len, strata)), stratified_test(strata, resamples=resamples, seed=seed)))
+    adjusted = adjust([r[3] for r in rows], "holm")
+    return [Versus(d, delta, n, p, ph, len(rows)) for (d, delta, n, p), ph in zip(rows, adjusted, strict=True)]
