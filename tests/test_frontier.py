@@ -168,7 +168,7 @@ def test_the_command_prints_the_table_and_writes_markdown_and_a_png_of_the_expec
     assert "Holm over 2 defaults" in out
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    assert (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) == (460, 360)  # one panel
+    assert (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) == (640, 460)  # one panel
     text = md.read_text()
     assert text.startswith("## Frontier") and "![frontier](f.png)" in text and "| fixed_size[size=500] |" in text
 
