@@ -394,6 +394,9 @@ def test_cli_and_module_entry(tmp_path: Path, history_repo: tuple[Path, dict[str
                   "void list_free(struct node *h) {\n    free(h);\n}\n"), (2, 4)),
     ("javascript", "a.js", ("/**\n * Debounces a callback so it runs once after the calls stop.\n */\n"
                             "export const debounce = (fn, ms) => {\n  let t;\n  return () => t;\n};\n"), (4, 7)),
+    # Express/jshttp style: a blank line between the JSDoc and its function.
+    ("javascript", "b.js", ("/**\n * Format a Date in the common log format.\n *\n * @private\n */\n\n"
+                            "function clfdate (dateTime) {\n  return dateTime\n}\n"), (7, 9)),
 ])
 def test_more_doc_styles(lang: str, path: str, text: str, span: tuple[int, int]) -> None:
     from pytest_chunkeval.generators.doc_extract import extract_docs
@@ -404,3 +407,10 @@ def test_more_doc_styles(lang: str, path: str, text: str, span: tuple[int, int])
     assert len(blanked) == len(text.split("\n"))
     assert blanked[cand.doc_rows[0]: cand.doc_rows[1] + 1] == [""] * (cand.doc_rows[1] - cand.doc_rows[0] + 1)
     assert blanked[span[0] - 1:] == text.split("\n")[span[0] - 1:]
+
+
+def test_line_comments_a_blank_line_above_are_not_a_declarations_doc() -> None:
+    from pytest_chunkeval.generators.doc_extract import extract_docs
+
+    text = "// Computes the checksum of a byte buffer with the Adler algorithm.\n\nfunc adler(b []byte) uint32 {\n\treturn 1\n}\n"
+    assert [c for c in extract_docs("a.go", text, DOC_LANGUAGES["go"]).candidates if c.sentence] == []

@@ -143,7 +143,11 @@ def _preceding_doc(
         start_row = next_row = node.start_point[0]
         node = node.prev_named_sibling
     docs: list[Any] = []
-    while node is not None and node.type in comment_types and next_row - _end_row(node) <= 1:
+    # A block doc comment (``/** ... */``) may stand one blank line above its declaration: the jshttp/Express
+    # style (``*/``, a blank line, ``function morgan (format, options) {``) that made every JSDoc of expressjs/express
+    # and expressjs/morgan invisible. Line comments (``//``, ``///``) stay adjacent: a blank line ends a run of them.
+    gap = 1 if lang.line_style else 2
+    while node is not None and node.type in comment_types and next_row - _end_row(node) <= gap:
         if not lang.doc_comment.match(_text(source, node).lstrip()):
             break
         docs.insert(0, node)
