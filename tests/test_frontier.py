@@ -89,11 +89,28 @@ def test_the_best_point_is_tested_against_every_other_default_with_holm_over_the
     assert [v.default.label for v in tests] == ["x", "y", "z"]
     assert [v.p_value for v in tests] == raw
     assert [v.p_holm for v in tests] == adjust(raw, "holm")
-    assert {v.compared for v in tests} == {3}
+    assert {v.compared for v in tests} == {3}  # one candidate (top) against three defaults
     assert tests[0].p_holm == pytest.approx(min(1.0, 3 * raw[0]))  # 2 ** 8 = 256 assignments: exact
     assert tests[0].delta == pytest.approx(0.3) and tests[2].p_value == 1.0
-    # The best point, itself a default, is not compared with itself.
-    assert [v.default.label for v in against_defaults(pts[3], pts)] == ["x", "y"]
+    # The best point, itself a default, is not compared with itself; the family is still every candidate (top and
+    # the best) against every other default: top-x, top-y, z-x, z-y.
+    versus = against_defaults(pts[3], pts)
+    assert [v.default.label for v in versus] == ["x", "y"] and {v.compared for v in versus} == {4}
+
+
+def test_the_family_is_every_point_against_every_default_because_the_best_was_chosen_among_them() -> None:
+    base = [0.5, 0.6, 0.4, 0.7, 0.5, 0.6, 0.5, 0.4]
+    lifts = {"a": 0.05, "b": 0.1, "best": 0.3}
+    pts = [Point("s", "m", "default", "f", {}, True, {"bytes": 1.0}, {"s": {f"q{i}": v for i, v in enumerate(base)}})]
+    pts += [Point("s", "m", n, "f", {}, False, {"bytes": 2.0},
+                  {"s": {f"q{i}": v + lift * (1 if i % 3 else -1) for i, v in enumerate(base)}})
+            for n, lift in lifts.items()]
+    (versus,) = against_defaults(pts[3], pts)
+    raws = [paired_test([v + lift * (1 if i % 3 else -1) for i, v in enumerate(base)], base)
+            for lift in lifts.values()]
+    assert versus.compared == 3 and versus.p_value == raws[2]
+    assert versus.p_holm == adjust(raws, "holm")[2]
+    assert versus.p_holm > versus.p_value  # more than the one test a point picked beforehand would need
 
 
 def _brute_force(strata: list[list[float]]) -> float:
@@ -165,7 +182,7 @@ def test_the_command_prints_the_table_and_writes_markdown_and_a_png_of_the_expec
     assert "★ frontier, best" in out and "dominated by fixed_size[size=500]" in out
     assert "best: fixed_size[size=500]" in out
     assert "default fixed_size[size=1000]: +0.325 over 4 paired queries" in out
-    assert "Holm over 2 defaults" in out
+    assert "Holm over 4 comparisons" in out  # 500 and 2000 against 1000 and file_level
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) == (640, 460)  # one panel

@@ -64,7 +64,7 @@ def verdict_lines(panel: Panel, metric: str, cost: str) -> list[str]:
             word = "better than" if v.delta > 0 else "worse than"
         how = "stratified by suite, " if panel.pooled else ""
         lines.append(f"  {word} default {v.default.label}: {v.delta:+.3f} over {v.queries} paired queries "
-                     f"({how}p={v.p_value:.4f}, Holm over {v.compared} default{'s' * (v.compared != 1)} "
+                     f"({how}p={v.p_value:.4f}, Holm over {v.compared} comparison{'s' * (v.compared != 1)} "
                      f"p={v.p_holm:.4f})")
     if not panel.tests:
         lines.append("  no other default point to compare with")
