@@ -154,8 +154,9 @@ SETTINGS: tuple[Setting, ...] = (
             "embedding cache key", TEXT, "cpu", flag="--chunkeval-device", ini="chunkeval_device", metavar="DEVICE",
             choices=(*DEVICES, "cuda:N"),
             check=lambda d: None if check_device(d) else Bad(f"one of {', '.join(DEVICES)} (or cuda:N)", d)),
-    Setting("backend", "embedding", "embedding backend: torch (sentence-transformers) or onnx (ONNX Runtime on a "
-            "local export of the same weights; the onnx extra); part of the embedding cache key", TEXT, "torch",
+    Setting("backend", "embedding", "embedding backend: torch (sentence-transformers), onnx (ONNX Runtime on a "
+            "local export of the same weights; the onnx extra) or onnx-int8 (that export with int8 weights); part of "
+            "the embedding cache key", TEXT, "torch",
             flag="--chunkeval-backend", ini="chunkeval_backend", metavar="BACKEND", choices=BACKENDS),
     Setting("batch_size", "embedding", "texts per embedding batch", INTEGER, DEFAULT_BATCH_SIZE,
             flag="--chunkeval-batch-size", ini="chunkeval_batch_size", metavar="N", check=at_least(1)),
