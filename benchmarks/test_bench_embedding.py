@@ -9,9 +9,9 @@ first, so batches pad little). tokens/s counts the tokens the model reads: each 
 tokens, cut at the model's window (256 for all-MiniLM-L6-v2), padding not counted.
 
 Backends: :data:`BACKENDS` maps a name to a factory of an encode function for one batch size: ``torch``
-(sentence-transformers, the default) and ``onnx`` (ONNX Runtime over a local export, ``--chunkeval-backend onnx``),
-both through the plugin's ``Embedder``; another is one more entry, and its rows, group and summary lines follow
-from the name.
+(sentence-transformers, the default), ``onnx`` (ONNX Runtime over a local export, ``--chunkeval-backend onnx``) and
+``onnx-int8`` (that export quantized to int8), all through the plugin's ``Embedder``; another is one more entry,
+and its rows, group and summary lines follow from the name.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def plugin_encoder(backend: str) -> Callable[[int], Encode]:
 
         from pytest_chunkeval.retrieval.embed import Embedder
 
-        if backend == "onnx":
+        if backend.startswith("onnx"):
             from pytest_chunkeval.retrieval.onnx_backend import missing_packages
 
             if missing := missing_packages():
@@ -57,7 +57,7 @@ def plugin_encoder(backend: str) -> Callable[[int], Encode]:
 
 #: Backend name -> factory of an encode function for a batch size. A factory raises ``ImportError`` when its
 #: backend is not installed; the rows are then skipped with the message.
-BACKENDS: dict[str, Callable[[int], Encode]] = {"torch": plugin_encoder("torch"), "onnx": plugin_encoder("onnx")}
+BACKENDS: dict[str, Callable[[int], Encode]] = {name: plugin_encoder(name) for name in ("torch", "onnx", "onnx-int8")}
 
 
 def batch_sizes() -> list[int]:

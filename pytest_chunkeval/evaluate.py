@@ -24,6 +24,7 @@ from pytest_chunkeval.golden import GoldenSuite
 from pytest_chunkeval.grid import defaults as grid_defaults
 from pytest_chunkeval.retrieval.embed import STREAM_WINDOW, EmbedCounts, Embedder
 from pytest_chunkeval.retrieval.index import SEARCH_VERSION, IndexStore, RankingCache, lancedb_version
+from pytest_chunkeval.retrieval.model_files import DEFAULT_MODEL
 from pytest_chunkeval.retrieval.table_identity import TableIdentity
 from pytest_chunkeval.retrieval.table_rows import Hit, Row
 from pytest_chunkeval.run_cache import BuildFacts, FactsCache, ScoredSearch
@@ -205,11 +206,13 @@ class Evaluator:
         """The table of ``run``: the strategy's, under its fingerprint; a grid point's is keyed by its chunks
         instead, so points that chunk alike share one table, its vectors, rankings and scores (hashing the chunks is
         milliseconds; embedding them again would be minutes)."""
+        model = "" if self.embedder.model_id == DEFAULT_MODEL else self.embedder.model_id
         if not reg.point:
-            return TableIdentity.of(run.suite.path, run.name, fingerprint, label=run.suite.name)
+            return TableIdentity.of(run.suite.path, run.name, fingerprint, label=run.suite.name, model=model)
         content = chunks_fingerprint(run.facts.chunks)
         shared = index_fingerprint(run.suite.corpus.content_hash, content, self.embedder.cache_id)
-        return TableIdentity.shared(run.suite.path, reg.strategy_name, content, shared, label=run.suite.name)
+        return TableIdentity.shared(run.suite.path, reg.strategy_name, content, shared, label=run.suite.name,
+                                    model=model)
 
     def _index(self, run: StrategyRun, identity: TableIdentity, facts: BuildFacts | None) -> None:
         chunks, cost = run.facts.chunks, run.facts.cost

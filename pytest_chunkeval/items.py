@@ -3,7 +3,9 @@
 Node ids read like ``golden/avap/queries.yaml::fixed_size::error-handling``, so ``-k fixed_size`` or
 ``-k error-handling`` select what a user expects. With several retrieval modes (``--chunkeval-retrieval
 vector,hybrid``) a golden file collects one node per strategy and mode, ``…::fixed_size[vector]::error-handling``, so
-``-k vector`` selects a mode; with one mode the ids stay as they were.
+``-k vector`` selects a mode; with one mode the ids stay as they were. With several models (``--chunkeval-model
+A,B``) each strategy node is also labelled by its model, ``…::fixed_size@all-mpnet-base-v2::error-handling`` (the
+first model's too), and evaluates with that model's state (:meth:`ChunkevalState.model_states`).
 """
 from __future__ import annotations
 
@@ -26,6 +28,12 @@ QUALITY_CHECKS = ("lossless", "size-limit", "token-window", "fallback")
 
 
 def state_of(node: pytest.Item | pytest.Collector) -> ChunkevalState:
+    """The state of ``node``'s model: its strategy node's (several models), else the session's."""
+    current: pytest.Item | pytest.Collector | None = node
+    while current is not None:
+        if isinstance(current, StrategyNode):
+            return current.state
+        current = current.parent
     return node.config.stash[STATE_KEY]
 
 
@@ -41,19 +49,22 @@ class GoldenFile(pytest.File):
         except (GoldenError, ValueError) as exc:
             raise self.CollectError(str(exc)) from None
         modes = state.options.retrieval_modes
-        for name, reg in strategies.items():
-            for mode in modes:
-                node = StrategyNode.from_parent(self, name=state.label(name, mode), suite=suite, reg=reg, mode=mode)
-                if reg.point:  # `-k` cannot type the label's "=" and ",": the point answers to this too
-                    node.extra_keyword_matches.add(keyword(reg.strategy_name, reg.point))
-                yield node
+        for each in state.model_states():
+            for name, reg in strategies.items():
+                for mode in modes:
+                    node = StrategyNode.from_parent(self, name=each.node_label(name, mode), suite=suite, reg=reg,
+                                                    mode=mode, state=each)
+                    if reg.point:  # `-k` cannot type the label's "=" and ",": the point answers to this too
+                        node.extra_keyword_matches.add(keyword(reg.strategy_name, reg.point))
+                    yield node
 
 
 class StrategyNode(pytest.Collector):
     """One strategy on one suite, searched with one retrieval mode (its items share the evaluation)."""
 
-    def __init__(self, *, suite: GoldenSuite, reg: Registration, mode: str, **kw: Any) -> None:
+    def __init__(self, *, suite: GoldenSuite, reg: Registration, mode: str, state: ChunkevalState, **kw: Any) -> None:
         super().__init__(**kw)
+        self.state = state  # its model's
         self.suite = suite
         self.reg = reg
         self.mode = mode

@@ -104,6 +104,13 @@ class Options:
         return tuple(dict.fromkeys(m.strip() for m in self.retrieval.split(",") if m.strip()))
 
     @property
+    def models(self) -> tuple[str | None, ...]:
+        """The embedding models to evaluate with, in the order given (``A,B``; None: the bundled model)."""
+        if not self.model:
+            return (None,)
+        return tuple(dict.fromkeys(m.strip() or None for m in self.model.split(",")))
+
+    @property
     def multi_mode(self) -> bool:
         """More than one mode: item ids and report rows carry the mode (``ast[vector]``); one mode keeps them bare."""
         return len(self.retrieval_modes) > 1
@@ -145,15 +152,15 @@ class Options:
                 resolve_commit(self.rootdir, self.base)
             except BaseRefError as exc:
                 raise ValueError(str(exc)) from None
-        if self.backend == "onnx" and self.device.split(":", 1)[0] == "mps":
-            raise ValueError("--chunkeval-backend onnx runs on cpu or cuda, not mps")
+        if self.backend.startswith("onnx") and self.device.split(":", 1)[0] == "mps":
+            raise ValueError(f"--chunkeval-backend {self.backend} runs on cpu or cuda, not mps")
         if self.engine == "ray" and not _installed("ray"):
             raise ValueError("--chunkeval-engine ray needs Ray Data: pip install 'pytest-chunkeval[ray]'")
-        if self.backend == "onnx":
+        if self.backend.startswith("onnx"):
             from pytest_chunkeval.retrieval.onnx_backend import missing_packages
 
             if missing := missing_packages():
-                raise ValueError(f"--chunkeval-backend onnx needs {' and '.join(missing)}: "
+                raise ValueError(f"--chunkeval-backend {self.backend} needs {' and '.join(missing)}: "
                                  "pip install 'pytest-chunkeval[onnx]'")
 
 

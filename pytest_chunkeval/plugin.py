@@ -57,10 +57,23 @@ def pytest_configure(config: pytest.Config) -> None:
     if not (config.option.help or config.option.version):
         try:
             state.notes = state.check_setup()  # nothing to evaluate, or a name that exists nowhere: said up front
+            _check_models(config, state)
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
     config.pluginmanager.register(FailureLog(state), "chunkeval-failure-log")
+
+
+def _check_models(config: pytest.Config, state: ChunkevalState) -> None:
+    """Several models (``--chunkeval-model A,B``): split into one state each, in the configurations that support it."""
+    if len(state.options.models) < 2:
+        return
+    if state.comparing:
+        raise ValueError("--chunkeval-model with several models cannot be combined with --chunkeval-base or "
+                         "--chunkeval-compare yet: compare one model at a time")
+    if getattr(config.option, "numprocesses", None) or is_worker(config):
+        raise ValueError("--chunkeval-model with several models does not run under pytest-xdist (-n) yet")
+    state.model_states()
 
 
 def _state(config: pytest.Config) -> ChunkevalState | None:
@@ -191,7 +204,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     for item in session.items:  # the comparisons that run form the family their p-values are adjusted across
         if isinstance(item, ComparisonItem):
             node = item.strategy_node
-            state.compare_item(node.suite, node.reg, node.mode)
+            node.state.compare_item(node.suite, node.reg, node.mode)
     if session.config.option.collectonly:
         return
     if any(isinstance(item, EvalItem) for item in session.items):

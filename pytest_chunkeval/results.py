@@ -336,6 +336,7 @@ class SuiteResult:
     corpus_hash: str = ""  # the corpus's content hash ("" in a report from before it was recorded)
     corpus_files: dict[str, str] = field(default_factory=dict)  # path -> short sha256 of the file
     phrasing: str = "sentence"  # how the queries are worded ("keyword": chunkeval golden keywords)
+    model: str = ""  # the model's label in a run of several (--chunkeval-model A,B; models.py), else ""
 
     @property
     def heading(self) -> str:
@@ -387,6 +388,7 @@ class SuiteResult:
             "corpus_files": self.corpus_files,
             "strategies": {name: s.to_entry() for name, s in self.strategies.items()},
             **({"phrasing": self.phrasing} if self.phrasing != "sentence" else {}),
+            **({"model": self.model} if self.model else {}),
         }
 
 

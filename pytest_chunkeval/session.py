@@ -97,6 +97,9 @@ class ChunkevalState:
     _corpus_dirs: set[Path] | None = None
     _packaged: list[Registration] | None = None
     notes: list[str] = field(default_factory=list)  # said in the header: strategies that replace others
+    # --chunkeval-model A,B: this state's model's label ("" with one model) and every model's state, this one first
+    model_label: str = ""
+    _model_states: list[ChunkevalState] | None = None
 
     # -- discovery ----------------------------------------------------------------------------------------------
     def strategy_set(self) -> StrategySet:
@@ -165,6 +168,32 @@ class ChunkevalState:
         if problems:
             raise ValueError("\n".join(problems))
         return found.notes
+
+    def model_states(self) -> list[ChunkevalState]:
+        """One state per model of ``--chunkeval-model`` (this one for the first): each evaluates, judges against
+        its own baseline and records misses as a single-model run of it would (``models``). Raise ``ValueError``
+        for a model named twice."""
+        if self._model_states is None:
+            models = self.options.models
+            if len(models) == 1:
+                self._model_states = [self]
+                return self._model_states
+            from pytest_chunkeval.models import model_labels
+
+            labels = model_labels(models)
+            self.options, self.model_label = replace(self.options, model=models[0]), labels[0]
+            self._model_states = [self] + [
+                ChunkevalState(replace(self.options, model=model), write=self.write, tty=self.tty, suites=self.suites,
+                               accepted=self.accepted, model_label=label, notes=self.notes)
+                for model, label in zip(models[1:], labels[1:], strict=True)]
+            for other in self._model_states[1:]:
+                other._model_states = self._model_states
+        return self._model_states
+
+    def node_label(self, name: str, mode: str) -> str:
+        """An item's strategy label: the row label, with ``@model`` in a run of several models."""
+        label = self.label(name, mode)
+        return f"{label}@{self.model_label}" if self.model_label else label
 
     def suite_paths(self) -> list[Path]:
         """The suites to evaluate: those named by --chunkeval-golden, else every suite the ini patterns find."""
@@ -236,21 +265,23 @@ class ChunkevalState:
         return self._evaluator
 
     def close(self) -> None:
-        """Release what the session started (a Ray cluster of --chunkeval-engine ray)."""
-        engine = getattr(self._evaluator, "engine", None)
-        if engine is not None:
-            engine.close()
+        """Release what the session started (a Ray cluster of --chunkeval-engine ray), for every model."""
+        for state in self.model_states():
+            engine = getattr(state._evaluator, "engine", None)
+            if engine is not None:
+                engine.close()
 
     def check_model(self) -> None:
-        """Raise ``pytest.UsageError`` when the model cannot be loaded offline (checked without loading torch)."""
+        """Raise ``pytest.UsageError`` when a model cannot be loaded offline (checked without loading torch)."""
         import pytest
 
         from pytest_chunkeval.retrieval.model_files import ModelIntegrityError, ModelNotFoundError, check_model
 
-        try:
-            check_model(self.options.model)
-        except (ModelIntegrityError, ModelNotFoundError) as exc:
-            raise pytest.UsageError(f"--chunkeval-model / ini chunkeval_model: {exc}") from None
+        for state in self.model_states():
+            try:
+                check_model(state.options.model)
+            except (ModelIntegrityError, ModelNotFoundError) as exc:
+                raise pytest.UsageError(f"--chunkeval-model / ini chunkeval_model: {exc}") from None
 
     def previous(self) -> dict[str, Any]:
         """The report given to --chunkeval-compare, read once."""
@@ -350,6 +381,16 @@ class ChunkevalState:
         """
         if self._workers is not None:
             return self._merged_summary(run_base)
+        states = self.model_states()
+        if len(states) > 1:
+            from pytest_chunkeval.models import merge
+
+            parts = [(state.model_label, state._own_summary(run_base)) for state in states]
+            found = [(label, summary) for label, summary in parts if summary is not None]
+            return merge(found) if found else None
+        return self._own_summary(run_base)
+
+    def _own_summary(self, run_base: bool):  # -> report.Summary | None: this model's results
         from pytest_chunkeval.ordering import collect
 
         ev = self._evaluator
@@ -568,6 +609,11 @@ class ChunkevalState:
 
     def unrecorded_misses(self) -> int:
         """Misses this run that a record holds against and does not list (each failed its query item)."""
+        if self is self.model_states()[0] and len(self.model_states()) > 1:
+            return self._unrecorded() + sum(state.unrecorded_misses() for state in self.model_states()[1:])
+        return self._unrecorded()
+
+    def _unrecorded(self) -> int:
         if not self.outcomes or self.options.accept_misses:
             return 0
         total = 0
@@ -584,21 +630,23 @@ class ChunkevalState:
         out: dict[Path, dict[str, list[str]]] = {}
         if self.options.accept_misses:
             return out
-        for (suite_path, strategy, mode), ran in self.outcomes.items():
-            if not self.accepted_for(self.suites[suite_path]).holds(self.settings_key_for(mode)):
-                missed = [q for q, hit in ran.items() if not hit]
-                if missed:
-                    out.setdefault(suite_path, {})[self.label(strategy, mode)] = missed
+        for state in self.model_states():
+            for (suite_path, strategy, mode), ran in state.outcomes.items():
+                if not state.accepted_for(state.suites[suite_path]).holds(state.settings_key_for(mode)):
+                    missed = [q for q, hit in ran.items() if not hit]
+                    if missed:
+                        out.setdefault(suite_path, {})[state.node_label(strategy, mode)] = missed
         return out
 
     def save_accepted(self) -> list[Path]:
         """Write the accepted-misses files for what ran (only with --chunkeval-accept-misses)."""
         written: list[Path] = []
-        if not self.options.accept_misses or not self.outcomes:
+        if not self.options.accept_misses or not any(state.outcomes for state in self.model_states()):
             return written
-        for (suite_path, strategy, mode), ran in sorted(self.outcomes.items()):
-            record = self.accepted_for(self.suites[suite_path])
-            record.update(self.settings_key_for(mode), strategy, ran, keep_empty=strategy in self.families)
+        for state in self.model_states():  # one section per model (its settings key names it); records shared
+            for (suite_path, strategy, mode), ran in sorted(state.outcomes.items()):
+                record = state.accepted_for(state.suites[suite_path])
+                record.update(state.settings_key_for(mode), strategy, ran, keep_empty=strategy in state.families)
         for record in self.accepted.values():
             if record.dirty:
                 record.save()

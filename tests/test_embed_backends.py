@@ -1,4 +1,4 @@
-"""Embedding backends (torch, onnx), devices and batch size: vectors of one never serve another, settings are
+"""Embedding backends (torch, onnx, onnx-int8), devices and batch size: vectors of one never serve another, settings are
 checked at configure time, and the ONNX backend computes what sentence-transformers computes.
 
 The fast tests use ``FakeSentenceModel`` (a stand-in that counts calls; it proves cache keying, never a vector).
@@ -37,6 +37,7 @@ def test_cache_keys_differ_by_backend_and_device_and_torch_on_cpu_keeps_its_key(
     plain = keys[("torch", "cpu")]
     assert "#" not in plain.split("@", 1)[1]  # the key caches were written under before backends existed
     assert keys[("onnx", "cpu")] == plain + "#backend=onnx"
+    assert fake_embedder(tmp_path, backend="onnx-int8")[0].cache_id == plain + "#backend=onnx-int8"
     assert keys[("torch", "cuda")] == plain + "#device=cuda" == keys[("torch", "cuda:1")]  # same kernels
     assert len({keys[(b, d)] for b in ("torch", "onnx") for d in ("cpu", "cuda", "mps")}) == 6
     # The batch size changes no vector beyond float rounding (docs/scale-out.md) and is not in the key.
@@ -140,3 +141,27 @@ def test_onnx_vectors_match_torch_vectors(tmp_path: Path) -> None:
     one_at_a_time, _ = Embedder(backend="onnx", batch_size=1, onnx_dir=tmp_path / "onnx").encode(texts)
     # Batching pads; padding is masked, so a batch of one gives the same vectors up to float32 rounding.
     assert np.abs(one_at_a_time - onnx_vecs).max() < 1e-5
+
+
+@pytest.mark.slow
+@needs_onnx
+def test_int8_vectors_stay_close_to_torch_vectors(tmp_path: Path) -> None:
+    """onnx-int8 trades exactness for speed: its vectors are not torch's to float rounding, only close. Measured on
+    200 fixed_size chunks of the bundled corpora (tools/backend_compare.py): cosine to torch's min 0.98, mean 0.99;
+    with one scale per weight matrix instead of per channel it was 0.93, which this bound would catch."""
+    texts = _code_texts()
+    torch_vecs, _ = Embedder(batch_size=4).encode(texts)
+    int8 = Embedder(backend="onnx-int8", batch_size=4, onnx_dir=tmp_path / "onnx")
+    int8_vecs, counts = int8.encode(texts)
+    assert counts.embedded == len(texts) and int8_vecs.shape == torch_vecs.shape
+    cosine = (int8_vecs * torch_vecs).sum(axis=1)
+    assert cosine.min() > 0.975, cosine
+    assert np.allclose(np.linalg.norm(int8_vecs, axis=1), 1.0, atol=1e-5)
+    # Made from the fp32 export, beside it, once: the quantized file is reused, and no partial file is left.
+    folder = next((tmp_path / "onnx").iterdir())
+    assert sorted(p.name for p in folder.glob("*.onnx")) == ["model.int8.onnx", "model.onnx"]
+    assert not list(folder.glob("*.part"))
+    stamp = (folder / "model.int8.onnx").stat().st_mtime_ns
+    again, _ = Embedder(backend="onnx-int8", batch_size=4, onnx_dir=tmp_path / "onnx").encode(texts)
+    assert (folder / "model.int8.onnx").stat().st_mtime_ns == stamp
+    assert np.array_equal(again, int8_vecs)  # deterministic: the same file, the same vectors

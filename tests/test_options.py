@@ -18,7 +18,7 @@ CASES = [
     (["--chunkeval-device=gpu"],
      "--chunkeval-device / ini chunkeval_device must be one of cpu, cuda, mps (or cuda:N), got 'gpu'"),
     (["-o", "chunkeval_backend=tensorrt"],
-     "--chunkeval-backend / ini chunkeval_backend must be one of torch, onnx, got 'tensorrt'"),
+     "--chunkeval-backend / ini chunkeval_backend must be one of torch, onnx, onnx-int8, got 'tensorrt'"),
     (["--chunkeval-batch-size=0"], "--chunkeval-batch-size / ini chunkeval_batch_size must be at least 1, got 0"),
     (["--chunkeval-batch-size=many"],
      "--chunkeval-batch-size / ini chunkeval_batch_size must be an integer, got 'many'"),

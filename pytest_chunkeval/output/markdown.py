@@ -96,8 +96,10 @@ def sections(summary: Summary) -> list[str]:
     head = ["# pytest-chunkeval report", ""]
     if summary.verdict is not None:
         head += headline.markdown(summary.verdict, summary)
+    models = [str(m.get("id")) for m in (summary.model.get("models") or {"": summary.model}).values()]
+    named = ", ".join(f"`{m}`" for m in models)
     head.append(
-        f"model `{summary.model.get('id')}`, {' and '.join(summary.modes)} retrieval, k={k}; "
+        f"model{'s' if len(models) > 1 else ''} {named}, {' and '.join(summary.modes)} retrieval, k={k}; "
         f"embedded {summary.embedding['embedded']} texts, {summary.embedding['cached']} from cache"
     )
     if summary.base and summary.base.get("ref"):
@@ -124,7 +126,7 @@ def sections(summary: Summary) -> list[str]:
         part += render_markdown(retrieval_table(summary, key))
         part += [retrieval_legend(summary), ""]
         part += render_markdown(index_table(summary, key))
-        part += [index_legend(summary), ""]
+        part += [index_legend(summary, key), ""]
         failed = {s.name: s.failed for s in suite.strategies.values() if s.failed}
         part += [f"- **{name} failed to build**: {why}" for name, why in failed.items()]
         shown = tuple(f"{name}: failed to build" for name in failed)  # said above, in bold

@@ -155,11 +155,17 @@ def _one_per_strategy(suite: SuiteResult) -> list[StrategyResult]:
     return list(first.values())
 
 
+def model_of(summary: Summary, key: str | None = None) -> dict[str, Any]:
+    """The model a suite section was evaluated with: its own in a run of several models, else the run's."""
+    label = summary.suites[key].model if key is not None and key in summary.suites else ""
+    return dict((summary.model.get("models") or {}).get(label) or summary.model)
+
+
 def index_table(summary: Summary, key: str) -> Table:
     suite = summary.suites[key]
     base = next((s for s in suite.strategies.values() if s.name == summary.baseline), None)
     base_bytes = base.index.bytes if base is not None and base.evaluated else 0
-    window = summary.model.get("max_tokens", "?")
+    window = model_of(summary, key).get("max_tokens", "?")
     # chunk s / embed s / build s: what building each index cost when it was built, shown also when a warm run
     # reused it (this run's own times are in the JSON: index.chunk_seconds, index.build_seconds).
     t = Table(
@@ -187,8 +193,8 @@ def index_table(summary: Summary, key: str) -> Table:
     return t
 
 
-def index_legend(summary: Summary) -> str:
-    window = summary.model.get("max_tokens", "?")
+def index_legend(summary: Summary, key: str | None = None) -> str:
+    window = model_of(summary, key).get("max_tokens", "?")
     return (f"Legend — >{window} tok: share of chunks longer than the model's window (truncated when embedded); "
             "tiny: share under 50 non-space characters; lossless: every non-blank line is in some chunk (n/a: not "
             f"claimed); Δsize: index bytes against {summary.baseline}; chunk s, embed s, build s: what building the "
@@ -378,7 +384,7 @@ def summary_text(summary: Summary, width: int = 160) -> str:
         items += [*text_lines(summary.verdict, summary), ""]
     for key, suite in summary.suites.items():
         items += [retrieval_table(summary, key), retrieval_legend(summary), "", index_table(summary, key),
-                  index_legend(summary), *warning_lines(suite)]
+                  index_legend(summary, key), *warning_lines(suite)]
         if key in summary.comparisons:
             items += [comparison_table(summary, key), comparison_legend(summary), *resolving_lines(summary, key)]
             items += query_changes_lines(summary, key, limit=20)
@@ -388,8 +394,9 @@ def summary_text(summary: Summary, width: int = 160) -> str:
                 if len(c.lost) > 10:
                     items.append(f"{c.strategy}: … and {len(c.lost) - 10} more lost (see the Markdown or JSON report)")
         items.append("")
-    emb = summary.embedding
-    items.append(f"embedded {emb['embedded']} texts, {emb['cached']} from cache (model {summary.model.get('id')})")
+    for info in (summary.model.get("models") or {"": {**summary.model, "embedding": summary.embedding}}).values():
+        emb = info["embedding"]
+        items.append(f"embedded {emb['embedded']} texts, {emb['cached']} from cache (model {info.get('id')})")
     if summary.base and summary.base.get("ref"):
         b = summary.base
         items.append(f"base {b['ref']} ({str(b['commit'])[:10]}):"

@@ -4,9 +4,10 @@ Embedding is the slow part of every run (~25 code chunks/s on two CPU cores), so
 once per model: the cache key is (model id + weights digest [+ backend, device], sha256 of the text). Importing
 ``sentence_transformers`` costs seconds, so it happens only when something actually needs embedding.
 
-Backends: ``torch`` (sentence-transformers, the default) and ``onnx`` (ONNX Runtime on a local export of the same
-weights, :mod:`.onnx_backend`). The backend and the device are part of the cache key and of every table's
-fingerprint, because they change vectors (in the last digits); the batch size is not, because padding is masked
+Backends: ``torch`` (sentence-transformers, the default), ``onnx`` (ONNX Runtime on a local export of the same
+weights, :mod:`.onnx_backend`) and ``onnx-int8`` (that export with int8 weights). The backend and the device are
+part of the cache key and of every table's fingerprint, because they change vectors (in the last digits, or more
+for int8); the batch size is not, because padding is masked
 and the vectors it changes differ by float32 rounding only (docs/scale-out.md).
 """
 from __future__ import annotations
@@ -32,7 +33,7 @@ ProgressStart = Callable[[int, int], ProgressFn]
 #: Embeds batches of texts, yielding (batch index, vectors) in any order: this process, or a Ray actor pool.
 BatchRunner = Callable[[list[list[str]]], Iterable[tuple[int, np.ndarray]]]
 #: Embedding backends, the default first.
-BACKENDS = ("torch", "onnx")
+BACKENDS = ("torch", "onnx", "onnx-int8")
 #: Devices offered (``cuda:N`` picks one GPU). No "auto": the device is part of the cache key, so it is chosen.
 DEVICES = ("cpu", "cuda", "mps")
 DEFAULT_BATCH_SIZE = 32
@@ -181,7 +182,7 @@ class Embedder:
             key = (source, self.device, self.backend)
             if key in _LOADED:
                 self._model = _LOADED[key]
-            elif self.backend == "onnx":
+            elif self.backend.startswith("onnx"):
                 self._model = _LOADED[key] = self._load_onnx()
             else:
                 from sentence_transformers import SentenceTransformer
@@ -199,12 +200,14 @@ class Embedder:
 
     def _load_onnx(self):  # -> onnx_backend.OnnxEncoder
         """The ONNX Runtime encoder over this model's export, exported first when this weights digest has none."""
-        from pytest_chunkeval.retrieval.onnx_backend import OnnxEncoder, export
+        from pytest_chunkeval.retrieval.onnx_backend import OnnxEncoder, export, quantize
 
         folder = self.files_dir()
         # The model id too: a hub snapshot has no digests here, and two such models must not share an export.
         digest = hashlib.sha256("|".join([self.model_id, *sorted(self.digests.values())]).encode()).hexdigest()[:16]
         onnx_file = export(folder, self.onnx_dir / digest)
+        if self.backend == "onnx-int8":
+            onnx_file = quantize(onnx_file)
         return OnnxEncoder(folder, onnx_file, self.max_tokens, self.device)
 
     def encode_batch(self, texts: Sequence[str]) -> np.ndarray:

