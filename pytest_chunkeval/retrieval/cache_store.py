@@ -40,20 +40,18 @@ def _warn(message: str) -> None:
     warnings.warn(CacheWarning(message), stacklevel=3)
 
 
-def _store_problem(path: Path) -> str | None:
-    """Why the SQLite file at ``path`` is not a usable cache store (None: usable, or absent).
+#: How long a store whose size disagrees with its header is given before it is called truncated: another process's
+#: checkpoint can write the header's new page count a moment before the pages that extend the file.
+SETTLE_SECONDS = 0.25
 
-    Checked before use because SQLite only notices damage when a query touches it, which otherwise surfaces as a
-    raw ``file is not a database`` in every item. ``quick_check`` reads every page once (~20 ms for 17 MB).
-    """
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return None
-    if size == 0:
-        return None  # SQLite creates the file empty; a fresh store
+
+def _header_problem(path: Path) -> str | None:
+    """The header check of :func:`_store_problem`, from one open file: its size and its first 100 bytes."""
     with path.open("rb") as fh:
         header = fh.read(100)
+        size = os.fstat(fh.fileno()).st_size
+    if size == 0:
+        return None  # SQLite creates the file empty; a fresh store
     if not header.startswith(b"SQLite format 3\0"):
         return "not an SQLite database (bad header)"
     if len(header) < 100:
@@ -67,6 +65,26 @@ def _store_problem(path: Path) -> str | None:
     settled = header[24:28] == header[92:96] and not (wal.exists() and wal.stat().st_size > 0)
     if settled and page_size and pages and size < page_size * pages:
         return f"truncated ({size} bytes; its header says {pages} pages of {page_size} bytes)"
+    return None
+
+
+def _store_problem(path: Path) -> str | None:
+    """Why the SQLite file at ``path`` is not a usable cache store (None: usable, or absent).
+
+    Checked before use because SQLite only notices damage when a query touches it, which otherwise surfaces as a
+    raw ``file is not a database`` in every item. ``quick_check`` reads every page once (~20 ms for 17 MB). A header
+    problem must hold twice, :data:`SETTLE_SECONDS` apart: moving aside a store another process is writing (a
+    false "truncated" while its checkpoint extends the file) breaks that process's connection too.
+    """
+    try:
+        problem = _header_problem(path)
+        if problem is not None:
+            time.sleep(SETTLE_SECONDS)
+            problem = _header_problem(path)
+    except FileNotFoundError:
+        return None
+    if problem is not None:
+        return problem
     try:
         db = sqlite3.connect(str(path), timeout=60)
         try:

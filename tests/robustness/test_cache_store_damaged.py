@@ -150,3 +150,20 @@ def test_store_of_another_schema_version_is_rebuilt_with_one_warning(
     assert db.execute("SELECT count(*) FROM vectors WHERE key IN ('k0', 'k1', 'k2')").fetchone()[0] == 0
     db.close()
     assert _open_both(path) == []  # the rebuilt store is healthy: no second warning
+
+
+def test_a_store_that_is_short_only_for_a_moment_is_not_moved_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another process's checkpoint can write the header's new page count just before the pages that extend the
+    file; a store seen short once and whole a moment later is in use, not truncated, and moving it aside would break
+    the writer's connection."""
+    import pytest_chunkeval.retrieval.cache_store as cache_store
+
+    path = tmp_path / "cache.sqlite"
+    _filled(path)
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) // 2])
+    monkeypatch.setattr(cache_store.time, "sleep", lambda seconds: path.write_bytes(whole))  # the checkpoint ends
+    assert cache_store._store_problem(path) is None
+    assert _open_both(path) == [] and _aside(path) == []
