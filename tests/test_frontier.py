@@ -212,3 +212,21 @@ def test_each_retrieval_mode_is_its_own_panel_and_pooled_per_mode() -> None:
         ("s1", "vector", False), ("s1", "hybrid", False), ("s2", "vector", False), ("s2", "hybrid", False),
         ("pooled over 2 suites", "vector", True), ("pooled over 2 suites", "hybrid", True)]
     assert {p.label for p in result.panels[0].points} == {"a", "b"} and result.panels[-1].best.label == "b"
+
+
+def test_the_chart_can_hold_only_the_pooled_panels(tmp_path: Path) -> None:
+    suites = {key: {f"{name}[{mode}]": entry([q, q], size, strategy=name, mode=mode)
+                    for name, q, size in (("a", 0.5, 10), ("b", 0.7, 20)) for mode in ("vector", "hybrid")}
+              for key in ("s1", "s2")}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(report(suites) | {"retrieval": "vector,hybrid", "retrieval_modes": ["vector", "hybrid"]}))
+    every, pooled = tmp_path / "all.png", tmp_path / "pooled.png"
+    assert main(["frontier", str(path), "--chart", str(every)]) == 0
+    assert main(["frontier", str(path), "--chart", str(pooled), "--chart-panels", "pooled"]) == 0
+
+    def size(png: Path) -> tuple[int, int]:
+        data = png.read_bytes()
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+    assert size(every) == (3 * 640, 2 * 460)  # six panels, three a row
+    assert size(pooled) == (2 * 640, 460)  # the two pooled ones

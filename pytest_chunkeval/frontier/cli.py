@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,9 @@ def add_parser(top: Any) -> None:
     sub.add_argument("--cost", choices=COSTS, default="bytes", help="the cost axis (%(default)s)")
     sub.add_argument("--markdown", type=Path, help="also write the tables as Markdown here")
     sub.add_argument("--chart", type=Path, help="also write a PNG chart here (linked from the Markdown)")
+    sub.add_argument("--chart-panels", choices=("all", "pooled"), default="all",
+                     help="the chart's panels: every suite and mode, or only the pooled ones (%(default)s); a sweep "
+                          "of many suites reads best as its pooled panels, the tables keep every point")
     sub.add_argument("--resamples", type=int, default=RESAMPLES, help="sign assignments per test (%(default)s)")
     sub.add_argument("--seed", type=int, default=SEED, help="(%(default)s)")
 
@@ -56,7 +60,10 @@ def run(args: argparse.Namespace, given: Any = None) -> int:
     if args.chart:
         from pytest_chunkeval.frontier.chart import write_chart
 
-        write_chart(result, args.chart)
+        drawn = result
+        if args.chart_panels == "pooled" and any(p.pooled for p in result.panels):
+            drawn = replace(result, panels=[p for p in result.panels if p.pooled])
+        write_chart(drawn, args.chart)
         print(f"chart: {args.chart}")
     if args.markdown:
         chart = os.path.relpath(args.chart, args.markdown.parent) if args.chart else None
