@@ -414,3 +414,14 @@ def test_line_comments_a_blank_line_above_are_not_a_declarations_doc() -> None:
 
     text = "// Computes the checksum of a byte buffer with the Adler algorithm.\n\nfunc adler(b []byte) uint32 {\n\treturn 1\n}\n"
     assert [c for c in extract_docs("a.go", text, DOC_LANGUAGES["go"]).candidates if c.sentence] == []
+
+
+def test_a_subject_that_continues_in_the_commit_body_is_no_query() -> None:
+    from pytest_chunkeval.generators.git import Commit
+    from pytest_chunkeval.generators.history import _pre_filter
+
+    change = {"src/parse.py": (12, 0)}
+    cut = Commit("a" * 40, ["b" * 40], "Add parsing support for:", change, change)
+    whole = Commit("c" * 40, ["b" * 40], "Add parsing support for URN and braced forms", change, change)
+    assert _pre_filter(cut, HistoryOptions())[0] == "continues_in_body"
+    assert _pre_filter(whole, HistoryOptions())[0] is None

@@ -120,6 +120,8 @@ def _pre_filter(c: Commit, opts: HistoryOptions) -> tuple[str | None, str, str |
         return "tests_only", query, kind
     if len(source) > opts.max_files:
         return "too_many_files", query, kind
+    if query.rstrip().endswith(":"):  # "Add parsing support for:": the rest is in the body, not a query
+        return "continues_in_body", query, kind
     n_words = len(words_of(query))
     if n_words < opts.min_words:
         return "too_few_words", query, kind
