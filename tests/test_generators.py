@@ -425,3 +425,14 @@ def test_a_subject_that_continues_in_the_commit_body_is_no_query() -> None:
     whole = Commit("c" * 40, ["b" * 40], "Add parsing support for URN and braced forms", change, change)
     assert _pre_filter(cut, HistoryOptions())[0] == "continues_in_body"
     assert _pre_filter(whole, HistoryOptions())[0] is None
+
+
+def test_code_spans_keep_their_tags_and_eg_does_not_end_the_sentence() -> None:
+    from pytest_chunkeval.generators.text import first_sentence, strip_doc_markup
+
+    doc = ('Indicates whether special tags (`<script>`, `<style>`, and `<title>`) should get special treatment and '
+           'if "empty" tags (eg. `<br>`) can have children. <b>More</b> here.')
+    assert first_sentence(strip_doc_markup(doc)) == (
+        'Indicates whether special tags (<script>, <style>, and <title>) should get special treatment and if '
+        '"empty" tags (eg. <br>) can have children.')
+    assert strip_doc_markup("Returns the <b>first</b> [`Node`] of {@code list}.") == "Returns the first `Node` of list."

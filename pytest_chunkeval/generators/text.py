@@ -28,7 +28,7 @@ UNINFORMATIVE = re.compile(
     r"not (yet )?implemented|deprecated",
     re.IGNORECASE,
 )
-ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "cf", "mr", "dr", "st", "no", "approx", "resp", "esp"}
+ABBREVIATIONS = {"e.g", "i.e", "eg", "ie", "etc", "vs", "cf", "mr", "dr", "st", "no", "approx", "resp", "esp"}
 MIN_WORDS = 5
 MAX_WORDS = 45
 
@@ -107,8 +107,16 @@ def strip_doc_markup(text: str) -> str:
     """Javadoc/JSDoc inline tags, C# XML, Markdown links and HTML reduced to their words.
 
     Applied before :func:`first_sentence`; a paragraph break is what ends the first paragraph, so block-level
-    tags (``<p>``, ``<para>``) become blank lines rather than vanishing.
+    tags (``<p>``, ``<para>``) become blank lines rather than vanishing. Code spans are left as written: in
+    ``special tags (`<script>`, `<style>`)`` the tags are the words (fb55/htmlparser2's docs lost them).
     """
+    spans: list[str] = []
+
+    def hold(m: re.Match[str]) -> str:
+        spans.append(m.group(0))
+        return f"\0{len(spans) - 1}\0"
+
+    text = re.sub(r"`[^`\n]+`", hold, text)
     text = re.sub(r"<(?:see|seealso|paramref|typeparamref)\s+(?:cref|name|langword)"
                   r"\s*=\s*\"(?:[A-Z]:)?([^\"]*)\"\s*/?>(?:</\w+>)?",
                   lambda m: m.group(1).rsplit(".", 1)[-1], text)
@@ -120,6 +128,7 @@ def strip_doc_markup(text: str) -> str:
     text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)  # [text](url)
     text = re.sub(r"\[`?([^\]`]+)`?\](?:\[[^\]]*\])?", r"\1", text)  # [`Foo`] / [Foo] / [a][b]
     text = re.sub(r"<[/!]?[a-zA-Z][^<>]*>", "", text)  # remaining tags: <summary>, <c>, <code>, <b>
+    text = re.sub("\0(\\d+)\0", lambda m: spans[int(m.group(1))], text)
     return html.unescape(text)
 
 
