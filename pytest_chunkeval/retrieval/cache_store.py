@@ -68,23 +68,45 @@ def _header_problem(path: Path) -> str | None:
     return None
 
 
-def _store_problem(path: Path) -> str | None:
+def _store_problem(path: Path, connected: bool = False) -> str | None:
     """Why the SQLite file at ``path`` is not a usable cache store (None: usable, or absent).
 
     Checked before use because SQLite only notices damage when a query touches it, which otherwise surfaces as a
     raw ``file is not a database`` in every item. ``quick_check`` reads every page once (~20 ms for 17 MB). A header
     problem must hold twice, :data:`SETTLE_SECONDS` apart: moving aside a store another process is writing (a
     false "truncated" while its checkpoint extends the file) breaks that process's connection too.
+
+    ``connected``: this process holds a connection to the file. The header is then not read: closing *any* file
+    descriptor of the database file drops every POSIX lock the process holds on it, its SQLite connection's shared
+    lock too, and another process closing its own connection then believes it is the last one, checkpoints and
+    deletes the WAL under this one ("database disk image is malformed": seen when a second pytest process started
+    beside a running sweep on one cache). SQLite's own checks below are safe: its connections share their locks.
     """
+    if not path.exists():
+        return None
+    if not connected:
+        problem = _settled_header_problem(path)
+        if problem is not None:
+            return None if problem == "absent" else problem
+    elif path.stat().st_size == 0:
+        return None
+    return _sqlite_problem(path)
+
+
+def _settled_header_problem(path: Path) -> str | None:
+    """:func:`_header_problem`, held twice :data:`SETTLE_SECONDS` apart ("absent": the file went meanwhile)."""
     try:
         problem = _header_problem(path)
         if problem is not None:
             time.sleep(SETTLE_SECONDS)
             problem = _header_problem(path)
     except FileNotFoundError:
-        return None
-    if problem is not None:
-        return problem
+        return "absent"
+    return problem
+
+
+def _sqlite_problem(path: Path) -> str | None:
+    """What SQLite itself finds wrong with the store: damage, another application's file, another schema."""
     try:
         db = sqlite3.connect(str(path), timeout=60)
         try:
@@ -119,7 +141,7 @@ def _move_aside(path: Path) -> Path:
     return aside
 
 
-def open_cache_store(path: Path, warn: WarnFn | None = None) -> sqlite3.Connection:
+def open_cache_store(path: Path, warn: WarnFn | None = None, connected: bool = False) -> sqlite3.Connection:
     """Open (or create) the cache store at ``path``, checked and stamped; a damaged one is moved aside and rebuilt.
 
     One warning per rebuild, naming the file and the reason. A file lock makes the check-and-replace atomic between
@@ -130,7 +152,7 @@ def open_cache_store(path: Path, warn: WarnFn | None = None) -> sqlite3.Connecti
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path.with_name(path.name + ".lock"))):
-        problem = _store_problem(path)
+        problem = _store_problem(path, connected)
         if problem is not None:
             aside = _move_aside(path)
             (warn or _warn)(f"cache store {path} is {problem}; moved it to {aside.name} and started an empty one")
@@ -194,7 +216,7 @@ class CacheStore:
         connection of a WAL store checkpoints its log into the file, which would paper over whatever replaced or
         damaged the file meanwhile (the check would then pass on a half-rewritten file)."""
         with self._lock:
-            old, self._db = self._db, open_cache_store(self.path, self._warn)
+            old, self._db = self._db, open_cache_store(self.path, self._warn, connected=self._db is not None)
             if old is not None:
                 with contextlib.suppress(sqlite3.Error):
                     old.close()

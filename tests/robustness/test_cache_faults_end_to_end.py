@@ -75,7 +75,10 @@ def test_garbage_cache_store_and_truncated_table_are_rebuilt_once(project: pytes
     assert damaged.ret == 0, out[-3000:]
     store_warnings = [line for line in out.splitlines() if "CacheWarning: cache store" in line]
     table_warnings = [line for line in out.splitlines() if "CacheWarning: LanceDB table" in line]
-    assert len(store_warnings) == 1 and str(store) in store_warnings[0] and "not an SQLite database" in store_warnings[0]
+    assert len(store_warnings) == 1 and str(store) in store_warnings[0]
+    # In-process sessions (pytester) still hold the store from the clean run: SQLite reads the header then, not
+    # Python (cache_store._store_problem, connected), and says it in its own words.
+    assert "not an SQLite database" in store_warnings[0] or "file is not a database" in store_warnings[0]
     assert len(table_warnings) == 1 and table.name.removesuffix(".lance") in table_warnings[0]
     assert "failed to fill whole buffer" in table_warnings[0]
     assert len(out.splitlines()) < 200

@@ -167,3 +167,31 @@ def test_a_store_that_is_short_only_for_a_moment_is_not_moved_aside(
     monkeypatch.setattr(cache_store.time, "sleep", lambda seconds: path.write_bytes(whole))  # the checkpoint ends
     assert cache_store._store_problem(path) is None
     assert _open_both(path) == [] and _aside(path) == []
+
+
+def test_reopening_a_store_this_process_holds_never_opens_its_file_outside_sqlite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Closing any descriptor of the database file drops the process's POSIX locks on it, its SQLite connection's
+    too; another process closing its connection then thinks it is the last, checkpoints and deletes the WAL under
+    this one. A second cache of a session (rankings after vectors) reopens the shared store: no raw open then."""
+    import pytest_chunkeval.retrieval.cache_store as cache_store
+
+    path = tmp_path / "cache.sqlite"
+    vectors = EmbeddingCache(path)
+    vectors.put_many("m", [("k", np.ones(4, dtype=np.float32))])
+    opened: list[str] = []
+    real_open = Path.open
+
+    def watch(self: Path, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        if self.resolve() == path.resolve():
+            opened.append(str(self))
+        return real_open(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "open", watch)
+    rankings = RankingCache(path)  # the store is shared: this reopens it while vectors' connection is open
+    assert opened == []
+    assert vectors.get_many("m", ["k"])["k"].tolist() == [1.0] * 4
+    rankings.close()
+    vectors.close()
+    assert cache_store._store_problem(path) is None and opened == [str(path)] * len(opened) and opened  # closed: read
