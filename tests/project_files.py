@@ -12,6 +12,23 @@ from pathlib import Path
 
 import pytest
 
+#: A two-file shop (password hashing, order totals): the corpus of the end-to-end tests that only need two
+#: files a query can tell apart.
+SHOP_CORPUS = {
+    "auth.py": '''
+        import hashlib
+
+
+        def hash_password(password: str, salt: str) -> str:
+            return hashlib.sha256((salt + password).encode()).hexdigest()
+    ''',
+    "orders.py": '''
+        def order_total(order, discount: float = 0.0) -> float:
+            subtotal = sum(item["price"] * item["qty"] for item in order.items)
+            return round(subtotal * (1 - discount), 2)
+    ''',
+}
+
 
 def name_suites(pytester: pytest.Pytester, pattern: str = "golden/*/queries.yaml") -> None:
     """The project's ini names its suites: ``chunkeval_golden`` is ``pattern``."""

@@ -10,7 +10,7 @@ import json
 
 import lancedb  # noqa: F401
 import pytest
-from project_files import name_suites, set_ini, write_strategies, write_suite
+from project_files import SHOP_CORPUS, name_suites, set_ini, write_strategies, write_suite
 from test_fingerprint_cache import FakeSentenceModel
 
 from pytest_chunkeval.retrieval.embed import Embedder
@@ -31,21 +31,6 @@ STRATEGIES = {
     """,
 }
 
-CORPUS = {
-    "auth.py": '''
-        import hashlib
-
-
-        def hash_password(password: str, salt: str) -> str:
-            return hashlib.sha256((salt + password).encode()).hexdigest()
-    ''',
-    "orders.py": '''
-        def order_total(order, discount: float = 0.0) -> float:
-            subtotal = sum(item["price"] * item["qty"] for item in order.items)
-            return round(subtotal * (1 - discount), 2)
-    ''',
-}
-
 GOLDEN = """
     corpus: corpus
     queries:
@@ -63,7 +48,7 @@ def write_project(pytester: pytest.Pytester) -> pytest.Pytester:
     name_suites(pytester)
     write_strategies(pytester.path, STRATEGIES)
     set_ini(pytester.path, "chunkeval_strategies", '"file_level,windows"', "file_level,windows")
-    write_suite(pytester.path / "golden" / "shop", CORPUS, GOLDEN)
+    write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, GOLDEN)
     return pytester
 
 

@@ -15,27 +15,12 @@ import lancedb  # noqa: F401  (in-process pytester runs restore sys.modules; Lan
 import numpy as np
 import pytest
 import yaml
-from project_files import name_suites, set_ini, write_suite
+from project_files import SHOP_CORPUS, name_suites, set_ini, write_suite
 
 from pytest_chunkeval.models import model_labels
 from pytest_chunkeval.retrieval.embed import Embedder
 from pytest_chunkeval.retrieval.model_files import default_model_dir
 from pytest_chunkeval.retrieval.table_identity import TableIdentity, read_record
-
-CORPUS = {
-    "auth.py": '''
-        import hashlib
-
-
-        def hash_password(password: str, salt: str) -> str:
-            return hashlib.sha256((salt + password).encode()).hexdigest()
-    ''',
-    "orders.py": '''
-        def order_total(order, discount: float = 0.0) -> float:
-            subtotal = sum(item["price"] * item["qty"] for item in order.items)
-            return round(subtotal * (1 - discount), 2)
-    ''',
-}
 
 GOLDEN = """
     corpus: corpus
@@ -94,7 +79,7 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> tuple
     monkeypatch.setattr(Embedder, "model", lambda self: fakes[self.model_id])
     name_suites(pytester)
     set_ini(pytester.path, "chunkeval_strategies", '"file_level,fixed_size"', "file_level,fixed_size")
-    write_suite(pytester.path / "golden" / "shop", CORPUS, GOLDEN)
+    write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, GOLDEN)
     return pytester, models
 
 
