@@ -59,10 +59,9 @@ class AcceptedMisses:
         record of its own reads its strategy's: what is accepted for the strategy is accepted at each of its points,
         so a sweep fails only on queries a point loses that the strategy's record says it finds, not on every known
         miss again. A point that finds one of those is no "fixed" failure: that record was not made for the point."""
-        section = self.data.get(settings, {})
-        if strategy in section or not family or family == strategy:
-            return set(section.get(strategy, [])), True
-        return set(section.get(family, [])), False
+        if strategy in self.data.get(settings, {}) or not family or family == strategy:
+            return self.ids(settings, strategy), True
+        return self.ids(settings, family), False
 
     def holds(self, settings: str) -> bool:
         """Whether misses under ``settings`` were ever recorded: then a miss not on the record fails. Before that
@@ -75,17 +74,15 @@ class AcceptedMisses:
         fall back on its strategy's record (see :meth:`accepted`)."""
         current = self.ids(settings, strategy)
         new = {q for q in current if q not in ran} | {q for q, hit in ran.items() if not hit}
-        if new != current:
-            self.dirty = True
-        if settings not in self.data:
+        before = self.data.get(settings, {}).get(strategy)  # None: no entry
+        after = new if new or keep_empty else None
+        if settings not in self.data or (None if before is None else set(before)) != after:
             self.dirty = True
         section = self.data.setdefault(settings, {})  # kept when empty: "recorded, no misses" holds every query
-        if new or keep_empty:
-            if section.get(strategy) != sorted(new):
-                self.dirty = True
-            section[strategy] = sorted(new)
-        else:
+        if after is None:
             section.pop(strategy, None)
+        else:
+            section[strategy] = sorted(after)
 
     def save(self) -> None:
         if not self.dirty:
