@@ -92,6 +92,19 @@ def label(name: str, point: Point) -> str:
     return f"{name}[" + ",".join(f"{k}={format_value(v)}" for k, v in point) + "]"
 
 
+_LABEL = re.compile(r"^(?P<family>[^\[\]]+)\[(?P<values>[^\[\]]*=[^\[\]]*)\]$")
+
+
+def parse_label(text: str) -> tuple[str, Point] | None:
+    """:func:`label` read back: ``fixed_size[size=1000,overlap=100]`` -> ``("fixed_size", (("size", 1000), ...))``;
+    None for a plain name (a report from before points recorded their family and values)."""
+    m = _LABEL.match(text)
+    if not m:
+        return None
+    pairs = (part.split("=", 1) for part in m["values"].split(","))
+    return m["family"], tuple((k, parse_value(v)) for k, v in pairs)
+
+
 def keyword(name: str, point: Point) -> str:
     """``fixed_size-size1000-overlap100``: what ``-k`` can type for a point (its expressions have no ``=`` or ``,``)."""
     parts = [name, *(f"{k}{format_value(v)}" for k, v in point)]

@@ -190,3 +190,11 @@ def test_a_shared_table_belongs_to_its_strategy_for_cleaning() -> None:
     records = {"t1": shared, "t2": other}
     assert _stale(records, {"fixed_size"}, None) == {}  # two contents: neither supersedes the other
     assert set(_stale(records, {"ast"}, None)) == {"t1", "t2"}
+
+
+def test_a_label_reads_back_to_its_strategy_and_values() -> None:
+    from pytest_chunkeval.grid import label, parse_label
+
+    point = (("size", 1000), ("merge", "greedy"), ("preserve_context", True), ("ratio", 0.5))
+    assert parse_label(label("ast", point)) == ("ast", point)
+    assert parse_label("fixed_size") is None

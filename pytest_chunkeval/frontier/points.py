@@ -10,12 +10,11 @@ mode too, but answers a narrower question (what fits one generator's context of 
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_chunkeval.grid import parse_value
+from pytest_chunkeval.grid import parse_label
 from pytest_chunkeval.results import report_modes
 from pytest_chunkeval.vocabulary import DEFAULT_K, LINES, NDCG, metric_key, mode_metric, split_mode_metric
 
@@ -23,7 +22,6 @@ from pytest_chunkeval.vocabulary import DEFAULT_K, LINES, NDCG, metric_key, mode
 #: embed_seconds: embedding its texts when it was built (``index.cost``; 0 when every text came from the cache then).
 COSTS = ("bytes", "chunks", "embed_seconds")
 COST_LABELS = {"bytes": "index KB", "chunks": "chunks", "embed_seconds": "embed s"}
-_POINT = re.compile(r"^(?P<family>[^\[\]]+)\[(?P<values>[^\[\]]*=[^\[\]]*)\]$")
 
 #: suite key -> query id -> the quality of one query
 PerQuery = Mapping[str, Mapping[str, float]]
@@ -76,11 +74,11 @@ def _identity(entry: Mapping[str, Any], key: str) -> tuple[str, str, dict[str, A
     label = str(entry.get("strategy") or key)
     if entry.get("family"):
         return label, str(entry["family"]), dict(entry.get("params") or {})
-    m = _POINT.match(label)
-    if not m:
+    parsed = parse_label(label)
+    if parsed is None:
         return label, label, {}
-    values = dict(part.split("=", 1) for part in m["values"].split(","))
-    return label, m["family"], {k: parse_value(v) for k, v in values.items()}
+    family, point = parsed
+    return label, family, dict(point)
 
 
 def _costs(entry: Mapping[str, Any]) -> dict[str, float]:
