@@ -46,6 +46,9 @@ class BaseRequest:
     # The head's storage options as environment variables (LanceDB reads both spellings): they reach the base's
     # pytest without appearing on its command line, and work with a base commit that predates the ini setting.
     storage_env: dict[str, str] = field(default_factory=dict)
+    # An isolated head run (chunkeval run): the project's configuration file relative to ``root`` ("" without
+    # one). The base is evaluated isolated too, from that file in the worktree: its test setup stays out as well.
+    project: str | None = None
 
 
 @dataclass
@@ -86,10 +89,24 @@ def resolve_commit(root: Path, ref: str) -> str:
     return out.stdout.strip()
 
 
+def _start(req: BaseRequest, base_root: Path) -> list[str]:
+    """pytest's command line up to the settings: the project's own configuration, or an isolated run's."""
+    start = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    if req.project is None:
+        return [*start, "--rootdir", str(base_root), "--chunkeval", "-m", "chunkeval"]
+    from pytest_chunkeval.isolation import pytest_args
+    from pytest_chunkeval.project import ConfigError, ProjectConfig
+
+    target = base_root / req.project if req.project and (base_root / req.project).is_file() else base_root
+    try:
+        return [*start, *pytest_args(ProjectConfig.locate(target), [], rootdir=base_root)]
+    except ConfigError as exc:
+        raise BaseRefError(f"--chunkeval-base {req.ref}: {exc}") from None
+
+
 def _command(req: BaseRequest, base_root: Path, suites: list[str], report: Path) -> list[str]:
     cmd = [
-        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(base_root),
-        "--chunkeval", "-m", "chunkeval", "--chunkeval-no-progress",
+        *_start(req, base_root), "--chunkeval-no-progress",
         f"--chunkeval-report={report}", f"--chunkeval-db={req.db_uri}", f"--chunkeval-k={req.k}",
         f"--chunkeval-retrieval={req.retrieval}", f"--chunkeval-baseline={req.baseline}",
         "-o", f"chunkeval_cache_dir={req.cache_dir}",
@@ -138,6 +155,10 @@ def evaluate_base(req: BaseRequest, say: Callable[[str], object] = lambda s: Non
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(base_root), env.get("PYTHONPATH", "")) if p)
         env.setdefault("LANCEDB_LOG", "error")
         env.update(req.storage_env)
+        if req.project is not None:
+            from pytest_chunkeval.isolation import environment
+
+            env = environment(env)
         proc = subprocess.run(_command(req, base_root, suites, report_path), cwd=base_root, env=env,
                               capture_output=True, text=True)
         from pytest_chunkeval.retrieval.storage import StorageOptions

@@ -9,6 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from pytest_chunkeval import run_command
 from pytest_chunkeval.calibrate import cli as calibrate_cli
 from pytest_chunkeval.frontier import cli as frontier_cli
 from pytest_chunkeval.generators import cli as golden_cli
@@ -19,6 +20,7 @@ from pytest_chunkeval.init import cli as init_cli
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="chunkeval", description="pytest-chunkeval tools")
     areas = top.add_subparsers(dest="area", required=True)
+    run_command.add_parser(areas)
     golden_cli.add_parser(areas)
     github_cli.add_parser(areas)
     init_cli.add_parser(areas)
@@ -29,5 +31,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
+    if not given:  # a first try: what the command does, not a usage error
+        parser().print_help()
+        return 0
+    if given[0] == "run":  # pytest's arguments, passed on as they are (argparse would read them as its own)
+        return run_command.main(given[1:])
     args = parser().parse_args(given)
     return int(args.handler(args, given))

@@ -25,23 +25,26 @@ def load_strategy_modules(folder: Path, only_using: str | None = None) -> list[M
             continue
         if only_using is not None and only_using not in path.read_text("utf-8", errors="replace"):
             continue
-        mod_name = f"chunkeval_strategies.{path.stem}"
-        existing = sys.modules.get(mod_name)
-        if existing is not None and getattr(existing, "__file__", None) == str(path):
-            modules.append(existing)
-            continue
-        spec = importlib.util.spec_from_file_location(mod_name, path)
-        if spec is None or spec.loader is None:  # pragma: no cover - only for exotic files
-            continue
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[mod_name] = module
-        try:
-            exec_source(module, path)
-        except Exception as exc:
-            sys.modules.pop(mod_name, None)
-            raise ImportError(f"{path}: could not import strategy module: {type(exc).__name__}: {exc}") from exc
-        modules.append(module)
+        modules.append(import_by_path(f"chunkeval_strategies.{path.stem}", path, "strategy module"))
     return modules
+
+
+def import_by_path(mod_name: str, path: Path, what: str) -> ModuleType:
+    """The module at ``path`` under ``mod_name`` (imported once); ImportError names the file and the reason."""
+    existing = sys.modules.get(mod_name)
+    if existing is not None and getattr(existing, "__file__", None) == str(path):
+        return existing
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    if spec is None or spec.loader is None:  # pragma: no cover - only for exotic files
+        raise ImportError(f"{path}: cannot be imported as a {what}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        exec_source(module, path)
+    except Exception as exc:
+        sys.modules.pop(mod_name, None)
+        raise ImportError(f"{path}: could not import {what}: {type(exc).__name__}: {exc}") from exc
+    return module
 
 
 def exec_source(module: ModuleType, path: Path) -> None:
@@ -57,3 +60,11 @@ def discover_suites(root: Path, patterns: list[str]) -> list[Path]:
     for pattern in patterns:
         found.update(p.resolve() for p in root.glob(pattern) if p.is_file())
     return sorted(found)
+
+
+
+def import_conftest(path: Path) -> ModuleType:
+    """Import a project conftest that defines strategies, under a name of its own: an isolated run has pytest load
+    no conftest."""
+    rel = "_".join(path.resolve().parent.parts[1:]) or "root"
+    return import_by_path(f"chunkeval_conftests.{rel}", path, "conftest")

@@ -17,6 +17,7 @@ import pytest
 from pytest_chunkeval.golden import GoldenError, GoldenSuite
 from pytest_chunkeval.grid import keyword
 from pytest_chunkeval.strategy import Registration
+from pytest_chunkeval.tolerated import MARK_ARGS, dependency_warnings
 from pytest_chunkeval.vocabulary import RECALL, metric_key
 
 if TYPE_CHECKING:
@@ -40,7 +41,11 @@ def state_of(node: pytest.Item | pytest.Collector) -> ChunkevalState:
 class GoldenFile(pytest.File):
     """A golden suite file (YAML or JSONL)."""
 
-    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+    def collect(self) -> list[pytest.Item | pytest.Collector]:
+        with dependency_warnings():  # collection runs under the project's warning filters: not ours to fail on
+            return list(self._collect())
+
+    def _collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         state = state_of(self)
         try:
             suite = state.suite(self.path)
@@ -69,8 +74,13 @@ class StrategyNode(pytest.Collector):
         self.reg = reg
         self.mode = mode
         self.add_marker("chunkeval")
+        self.add_marker(pytest.mark.filterwarnings(*MARK_ARGS))  # its items' warnings never fail them
 
-    def collect(self) -> Iterator[pytest.Item]:
+    def collect(self) -> list[pytest.Item]:
+        with dependency_warnings():
+            return list(self._collect())
+
+    def _collect(self) -> Iterator[pytest.Item]:
         state = state_of(self)
         try:
             strategy = state.strategy(self.reg)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_chunkeval.grid import Grid
+from pytest_chunkeval.project import ConfigError, ProjectConfig
 from pytest_chunkeval.retrieval.storage import StorageOptions
 from pytest_chunkeval.scoring.gates import Thresholds
 from pytest_chunkeval.settings.setting import Bad, Invalid, Setting
@@ -53,6 +54,7 @@ class Options:
 
     rootdir: Path  # where relative settings were resolved: the ini file's folder (see base_dir)
     evaluate: bool = _default("evaluate")
+    project: Path | None = _default("project")  # an isolated run's project configuration (chunkeval run)
     golden_patterns: list[str] = _default("golden_patterns")
     golden_paths: list[Path] = _default("golden_paths")
     strategy_names: list[str] = _default("strategy_names")  # the strategies to run (empty: every one known)
@@ -205,12 +207,41 @@ def _help(s: Setting, other_name: str | None) -> str:
 
 
 def base_dir(config: pytest.Config) -> Path:
-    """Where relative settings are resolved: the ini file's folder, else the invocation folder.
+    """Where relative settings are resolved: the ini file's folder, else the invocation folder; in an isolated run
+    (``--chunkeval-project``), the project configuration's folder.
 
     Not the rootdir: pytest derives the rootdir from path-like arguments before plugins load, so the value of
     ``--chunkeval-golden /elsewhere/queries.yaml`` can move the rootdir outside the project when no ini is found.
     """
+    isolated = project(config)
+    if isolated is not None:
+        return isolated.root
     return Path(config.inipath).parent if config.inipath else Path(config.invocation_params.dir)
+
+
+_PROJECT_KEY: pytest.StashKey[ProjectConfig | None] = pytest.StashKey()
+
+
+def project(config: pytest.Config) -> ProjectConfig | None:
+    """The project an isolated run evaluates (``--chunkeval-project``, as ``chunkeval run`` passes it), or None.
+
+    Read from the command line alone: every other setting's folder and ini value depend on it."""
+    if _PROJECT_KEY in config.stash:
+        return config.stash[_PROJECT_KEY]
+    setting = SETTING["project"]
+    raw = config.getoption(setting.dest) if setting.dest else None
+    found = None
+    if raw:
+        path = Path(str(raw)).expanduser()
+        path = path if path.is_absolute() else Path(config.invocation_params.dir) / path
+        if not path.exists():
+            raise pytest.UsageError(f"{setting.flag}: {path} does not exist")
+        try:
+            found = ProjectConfig.locate(path)
+        except ConfigError as exc:
+            raise pytest.UsageError(f"{setting.flag}: {exc}") from None
+    config.stash[_PROJECT_KEY] = found
+    return found
 
 
 def _given(config: pytest.Config, s: Setting) -> Any:
@@ -225,8 +256,12 @@ def _ini(config: pytest.Config, s: Setting) -> Any:
     """The ini file's value, typed by pytest, or None when the file does not set it."""
     if s.ini is None:
         return None
+    isolated = project(config)
     try:
-        return config.getini(s.ini)
+        value = config.getini(s.ini)  # in an isolated run: an -o override, else nothing (the neutral file sets none)
+        if value is None and isolated is not None:
+            value = isolated.value(s.ini, s.kind.ini_type)
+        return value
     except (ValueError, TypeError, pytest.UsageError) as exc:  # pytest's message names the value, not the setting
         raise Invalid(s.problem(Bad(s.kind.noun, _value_in(str(exc))))) from None
 

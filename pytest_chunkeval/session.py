@@ -319,6 +319,7 @@ class ChunkevalState:
                 root=o.rootdir, ref=o.base, suites=keys, k=o.k, retrieval=o.retrieval, baseline=o.baseline,
                 model=o.model, device=o.device, backend=o.backend, cache_dir=self.cache_dir(),
                 db_uri=self.base_db_uri(), storage_env=o.storage_options.as_environment(), grid=grid_text(o.grid),
+                project=None if o.project is None else self._project_file(),
             )
             try:
                 self._base = evaluate_base(request, say=self.write if o.progress else lambda s: None)
@@ -327,6 +328,14 @@ class ChunkevalState:
         if isinstance(self._base, BaseRefError):
             raise self._base
         return self._base
+
+    def _project_file(self) -> str:
+        """An isolated run's configuration file relative to the project's folder ("" when it has none)."""
+        from pytest_chunkeval.project import ProjectConfig
+
+        assert self.options.project is not None
+        found = ProjectConfig.locate(self.options.project).path
+        return found.relative_to(self.options.rootdir).as_posix() if found is not None else ""
 
     def check_comparable(self) -> list[str]:
         """Raise ``ValueError`` naming every difference when the base (a git ref's evaluation, evaluated here if it

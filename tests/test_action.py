@@ -20,7 +20,7 @@ from action_steps import ROOT, Run, load_action, run_action
 from github_stub import PR, REPO, TOKEN, FakeGitHub, serve
 
 INPUT_REF = re.compile(r"\binputs\.([A-Za-z_][\w-]*)")
-FIXED_ARGS = ["--chunkeval", "-m", "chunkeval", "--chunkeval-markdown=chunkeval-report.md",
+FIXED_ARGS = ["--chunkeval-markdown=chunkeval-report.md",
               "--chunkeval-report=chunkeval-report.json", "--chunkeval-step-summary", "--chunkeval-annotations",
               "--junitxml=chunkeval-junit.xml"]
 REPORT = "# pytest-chunkeval report\n\nmodel `m`, hybrid retrieval, k=10\n\n## golden/x/queries.yaml\n\n| a | b |\n|---|---|\n"
@@ -164,7 +164,7 @@ def test_evaluate_step_builds_the_command_and_keeps_pytest_status(runner: dict[s
     result = run(runner, inputs, hostile, {"Evaluate"}, FAKE_EXIT="1")
     assert result.ran["Evaluate"].code == 0, result.ran["Evaluate"].stderr  # the status is kept, not acted on
     (pytest_call,) = calls(runner)
-    assert pytest_call == ["-m", "pytest", *FIXED_ARGS, "--chunkeval-base=origin/main;touch${IFS}pwned",
+    assert pytest_call == ["-m", "pytest_chunkeval", "run", *FIXED_ARGS, "--chunkeval-base=origin/main;touch${IFS}pwned",
                            "--chunkeval-golden=golden/a/queries.yaml", "--chunkeval-golden=golden/b/queries.jsonl",
                            "--chunkeval-chart=c.png", "-k", "ast or fixed_size", "$(touch", "pwned)", "`touch",
                            "pwned`"]
@@ -183,7 +183,7 @@ def test_the_base_is_the_pull_requests_unless_told(runner: dict[str, Any], githu
                                                    base_ref: str | None, expected: list[str]) -> None:
     inputs = {} if base_ref is None else {"base-ref": base_ref}
     run(runner, inputs, github, {"Evaluate"}, FAKE_REPORT=REPORT)
-    assert calls(runner) == [["-m", "pytest", *FIXED_ARGS, *expected]]
+    assert calls(runner) == [["-m", "pytest_chunkeval", "run", *FIXED_ARGS, *expected]]
 
 
 @pytest.fixture

@@ -183,7 +183,7 @@ def test_init_in_a_git_repository(tmp_path: Path, capsys: pytest.CaptureFixture[
     flow = workflow(repo)
     step = flow["jobs"]["chunkeval"]["steps"][-1]
     assert step["uses"] == ACTION and step["with"]["suites"].split() == SUITES
-    assert "pytest --chunkeval -m chunkeval  " in out and "--chunkeval-accept-misses" in out
+    assert "chunkeval run  " in out and "chunkeval run --chunkeval-accept-misses" in out
     assert "Then commit golden/, strategies/, pytest.ini and .github/workflows/chunkeval.yml." in out
 
 

@@ -27,8 +27,8 @@ from pytest_chunkeval.init.suites import SUITES, SuiteResult, build_suites, hist
 
 MAX_QUERIES = 150
 BASELINE = "file_level"
-EVALUATE = "pytest --chunkeval -m chunkeval"
-ACCEPT = "pytest --chunkeval -m chunkeval --chunkeval-accept-misses"
+EVALUATE = "chunkeval run"
+ACCEPT = "chunkeval run --chunkeval-accept-misses"
 BY_HAND = """\
 Write one by hand instead: golden/mine/queries.yaml, with the files it searches under golden/mine/corpus/
 (format: docs/golden-suites.md in pytest-chunkeval, "Format"):
@@ -41,7 +41,7 @@ Write one by hand instead: golden/mine/queries.yaml, with the files it searches 
           - path: net/retry.py             # relative to corpus/
             lines: [10, 24]                # optional: 1-based, inclusive
 
-then evaluate it with: pytest --chunkeval --chunkeval-golden=golden/mine/queries.yaml"""
+then evaluate it with: chunkeval run --chunkeval-golden=golden/mine/queries.yaml"""
 
 
 def _positive(text: str) -> int:
@@ -119,7 +119,8 @@ def _next_steps(plan: Plan, written: dict[str, str]) -> list[str]:
         "Next:", *cd,
         f"  {EVALUATE:<{len(ACCEPT)}}  # the built-in strategies and blank_lines on the new suites: the table",
         f"  {ACCEPT}  # record today's misses as the baseline to hold (accepted_misses.yaml)",
-        "  (-m chunkeval runs the evaluation only, without the project's own tests)",
+        "  (chunkeval run is pytest --chunkeval on the suites alone: your addopts, warning filters, conftests and "
+        "plugins are left out)",
         f"Then commit golden/, {plan.strategies_dir}/, {plan.target.shown} and {WORKFLOW_FILE}.",
     ]
 

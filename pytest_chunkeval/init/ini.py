@@ -10,26 +10,23 @@ from __future__ import annotations
 
 import copy
 import os
-import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import iniconfig
-
 from pytest_chunkeval.init.ini_text import Value, edit, render
+from pytest_chunkeval.project import PREFIX, ConfigError, find_config, read_ini, read_toml
 
 #: The settings ``chunkeval init`` writes, by role. Their names are being settled: spelled here and nowhere else.
 KEYS = {"golden": "chunkeval_golden", "strategies_dir": "chunkeval_strategies_dir", "baseline": "chunkeval_baseline"}
 #: The settings that hand the plugin a grammar of the project's own language (named, never written).
 GRAMMAR_KEYS = {"grammar": "chunkeval_grammar", "grammar_config": "chunkeval_grammar_config"}
 COMMENTS = {
-    KEYS["golden"]: "pytest-chunkeval: the golden suites `pytest --chunkeval` evaluates (paths or glob patterns)",
+    KEYS["golden"]: "pytest-chunkeval: the golden suites `chunkeval run` evaluates (paths or glob patterns)",
     KEYS["strategies_dir"]: "pytest-chunkeval: folder of this project's own chunking strategies, one module each",
     KEYS["baseline"]: "pytest-chunkeval: the strategy every other one is compared with",
 }
-PREFIX = "chunkeval_"
 
 
 class InitError(Exception):
@@ -71,70 +68,27 @@ class Target:
 
 def _toml(path: Path, text: str | None = None) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text("utf-8") if text is None else text)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InitError(f"{path}: not valid TOML ({exc})") from None
+        return read_toml(path, text)
+    except ConfigError as exc:
+        raise InitError(str(exc)) from None
 
 
 def _ini(path: Path, text: str | None = None) -> dict[str, dict[str, str]]:
-    """Sections as pytest reads them (iniconfig, inline comments kept, as pytest's own loader does)."""
     try:
-        parsed = iniconfig.IniConfig(path, data=path.read_text("utf-8") if text is None else text)
-    except (iniconfig.ParseError, UnicodeDecodeError) as exc:
-        raise InitError(f"{path}: pytest cannot read it ({exc})") from None
-    return {name: dict(values) for name, values in parsed.sections.items()}
-
-
-def _pytest_toml(path: Path) -> tuple[tuple[str, ...], Mapping[str, Any]]:
-    return ("pytest",), _toml(path).get("pytest", {})
-
-
-def _pytest_ini(path: Path) -> tuple[str, Mapping[str, Any]]:
-    return "pytest", _ini(path).get("pytest", {})
-
-
-def _pyproject(path: Path) -> tuple[tuple[str, ...], Mapping[str, Any]] | None:
-    table = _toml(path).get("tool", {}).get("pytest")
-    if not isinstance(table, dict):
-        return None
-    native = {k: v for k, v in table.items() if k != "ini_options"}
-    if native:  # pytest 9's [tool.pytest] with native TOML values
-        return ("tool", "pytest"), native
-    if isinstance(table.get("ini_options"), dict):
-        return ("tool", "pytest", "ini_options"), table["ini_options"]
-    return None
-
-
-def _section_of(name: str) -> Callable[[Path], tuple[str, Mapping[str, Any]] | None]:
-    def load(path: Path) -> tuple[str, Mapping[str, Any]] | None:
-        sections = _ini(path)
-        return (name, sections[name]) if name in sections else None
-
-    return load
-
-
-#: pytest's own order; each loader returns (section, its settings), or None when the file holds no pytest settings.
-CANDIDATES: tuple[tuple[str, Callable[[Path], tuple[Any, Mapping[str, Any]] | None]], ...] = (
-    ("pytest.toml", _pytest_toml),
-    (".pytest.toml", _pytest_toml),
-    ("pytest.ini", _pytest_ini),
-    (".pytest.ini", _pytest_ini),
-    ("pyproject.toml", _pyproject),
-    ("tox.ini", _section_of("pytest")),
-    ("setup.cfg", _section_of("tool:pytest")),
-)
+        return read_ini(path, text)
+    except ConfigError as exc:
+        raise InitError(str(exc)) from None
 
 
 def find_target(root: Path) -> Target:
     """The file pytest reads when run in ``root`` (looking upwards, as pytest does), or where a first
     configuration belongs."""
-    for base in (root, *root.parents):
-        for name, load in CANDIDATES:
-            path = base / name
-            if path.is_file():
-                found = load(path)
-                if found is not None:
-                    return Target(path, found[0], True, found[1], "added to the configuration pytest reads", root)
+    try:
+        found = find_config(root)
+    except ConfigError as exc:
+        raise InitError(str(exc)) from None
+    if found is not None:
+        return Target(found.path, found.section, True, found.settings, "added to the configuration pytest reads", root)
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         return Target(pyproject, ("tool", "pytest", "ini_options"), True, {},

@@ -119,6 +119,11 @@ SETTINGS: tuple[Setting, ...] = (
     # -- suites and strategies ---------------------------------------------------------------------------------------
     Setting("evaluate", "suites", "evaluate every golden suite against every strategy known; without it the plugin "
             "collects nothing and imports nothing heavy", SWITCH, False, flag="--chunkeval"),
+    Setting("project", "suites", "evaluate independently of the project's test setup: take only the chunkeval_* "
+            "settings of this pytest configuration file (or of the one pytest finds from this folder), relative "
+            "paths resolved in its folder; `chunkeval run` passes it, with pytest's own configuration left out",
+            OPTIONAL_PATH, "", flag="--chunkeval-project", metavar="PATH",
+            shown_default="pytest's own configuration file"),
     Setting("golden_patterns", "suites", "glob patterns of golden files (YAML or JSONL), relative to the ini file's "
             "folder", LINES, DEFAULT_GOLDEN, ini="chunkeval_golden"),
     Setting("golden_paths", "suites", "evaluate only this golden file (YAML or JSONL), anywhere on disk; other "

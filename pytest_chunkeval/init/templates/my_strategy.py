@@ -1,9 +1,9 @@
 # An example chunking strategy, written by `chunkeval init`. It is evaluated like the built-in ones:
 #
-#     pytest --chunkeval -m chunkeval                   # every strategy (built-in and this folder's), every suite
-#     pytest --chunkeval -m chunkeval -k blank_lines    # only this one (-k: a strategy, a query id or a suite)
+#     chunkeval run                   # every strategy (built-in and this folder's), every suite
+#     chunkeval run -k blank_lines    # only this one (-k: a strategy, a query id or a suite)
 #
-# Every `*.py` file in this folder (ini `chunkeval_strategies_dir`) is imported by `pytest --chunkeval`; one
+# Every `*.py` file in this folder (ini `chunkeval_strategies_dir`) is imported by the evaluation; one
 # whose name starts with `_` is not, which is how to turn this example off (or delete it). To run only some
 # strategies, list their names in the ini setting `chunkeval_strategies`. A strategy here that takes the name of
 # a built-in one (`fixed_size`, `ast`, ...) replaces it in this project's runs.
