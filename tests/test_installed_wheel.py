@@ -18,6 +18,7 @@ its ``TORCH`` and ``TORCH_INDEX`` (read from the environment as make does, else 
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -34,6 +35,8 @@ from typing import Any
 
 import pytest
 import yaml
+from action_steps import run_action
+from hostile_repos import IDENTITY, SETUPS, next_commands, write_repo
 from no_traces import Trace, difference, write_scratch_project
 from team_repo import git, write_team_repo
 
@@ -202,7 +205,7 @@ class TeamRepo:
     def evaluate_command(self) -> list[str]:
         """The evaluation command as ``chunkeval init`` printed it under "Next:" (its first command)."""
         after = self.init_output.split("\nNext:\n", 1)[1]
-        first = next(line for line in after.splitlines() if line.strip().startswith("pytest --chunkeval"))
+        first = next(line for line in after.splitlines() if line.strip().startswith("chunkeval run"))
         return shlex.split(first.split("#", 1)[0])
 
 
@@ -255,7 +258,7 @@ def test_chunkeval_init_reports_both_languages_and_the_next_commands(team_repo: 
     assert re.search(r"^\s+go\s+\d+\s+yes\s+yes$", languages, re.MULTILINE), languages
     assert re.search(r"^\s+python\s+\d+\s+yes\s+yes$", languages, re.MULTILINE), languages
     assert re.search(r"golden/docs: \d+ queries", out) and re.search(r"golden/history: \d+ queries", out), out
-    assert team_repo.evaluate_command() == ["pytest", "--chunkeval", "-m", "chunkeval"]
+    assert team_repo.evaluate_command() == ["chunkeval", "run"]
     assert "--chunkeval-accept-misses" in out.split("\nNext:\n", 1)[1]
     for written in (DOCS_SUITE, "golden/history/queries.yaml", "strategies/my_strategy.py",
                     ".github/workflows/chunkeval.yml"):
@@ -346,3 +349,52 @@ def test_plain_pytest_with_the_wheel_installed_leaves_no_trace(installed: Instal
         traces[label] = Trace.of(expect(proc, 0), folders)
     assert any(line.startswith("plugins:") and "chunkeval" in line for line in traces["with"].lines)
     assert difference(traces["with"], traces["without"]) == []
+
+
+@contextlib.contextmanager
+def a_dependency_that_warns(installed: Installed) -> Iterator[None]:
+    """LanceDB, which every evaluation imports, warns on import as anyio did in the run a user reported (a
+    deprecated alias): under the project's ``filterwarnings = error`` that must not fail the evaluation."""
+    site = next((installed.venv / "lib").glob("python3*/site-packages"))
+    module = site / "lancedb" / "__init__.py"
+    original = module.read_text()
+    module.write_text(original + "\nimport warnings as _w\n_w.warn('The lancedb.Old alias is deprecated (a test "
+                      "of pytest-chunkeval)', DeprecationWarning, stacklevel=2)\n")
+    try:
+        yield
+    finally:
+        module.write_text(original)
+
+
+@pytest.mark.parametrize("setup", sorted(SETUPS))
+def test_init_its_commands_and_the_action_evaluate_a_repository_whatever_its_test_setup(
+        installed: Installed, setup: str) -> None:
+    """Each setup stopped the first run in real repositories (exit 4 before anything was evaluated). The project's
+    own package is never installed."""
+    repo = installed.tmp / "setups" / setup
+    write_repo(repo, setup, installed.env)
+    init = expect(installed.steps.run(f"{setup}: chunkeval init", [installed.which("chunkeval"), "init"], cwd=repo,
+                                      env=installed.env), 0)
+    commands = next_commands(init)
+    assert [c[:2] for c in commands] == [["chunkeval", "run"], ["chunkeval", "run"]], commands
+    git(repo, "add", "-A", env=installed.env)
+    git(repo, "commit", "--quiet", "-m", "pytest-chunkeval", env={**installed.env, **IDENTITY})
+    warns = a_dependency_that_warns(installed) if setup == "filterwarnings-error" else contextlib.nullcontext()
+    with warns:
+        for number, cmd in enumerate(commands, 1):
+            output = expect(installed.steps.run(f"{setup}: printed command {number}",
+                                                [installed.which(cmd[0]), *cmd[1:]], cwd=repo, env=installed.env), 0)
+            assert "VERDICT: PASS" in output
+        scratch = installed.tmp / "setups" / f"{setup}-action"
+        scratch.mkdir()
+        # The action's Evaluate step as a runner runs it (with the base compared in one setup: its side is isolated
+        # too); a pull_request context with the base named by the input.
+        inputs = {"base-ref": "HEAD" if setup == "conftest-imports-absent" else "none"}
+        github = {"event_name": "pull_request", "base_ref": "main", "token": "t", "job": "chunkeval", "run_id": "1",
+                  "run_attempt": "1"}
+        start = time.perf_counter()
+        result = run_action(repo, inputs, github, installed.env, scratch, only={"Evaluate"})
+        installed.steps.note(f"{setup}: the action's Evaluate step", time.perf_counter() - start)
+    evaluate = result.ran["Evaluate"]
+    assert evaluate.code == 0 and result.outputs["exit-code"] == "0", (evaluate.stdout + evaluate.stderr)[-4000:]
+    assert (repo / "chunkeval-report.md").read_text().strip()
