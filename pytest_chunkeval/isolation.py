@@ -24,7 +24,7 @@ from pytest_chunkeval.project import ProjectConfig
 
 NEUTRAL_INI = Path(__file__).with_name("isolated.ini")
 PROJECT_FLAG = "--chunkeval-project"
-PLUGIN = "pytest_chunkeval.plugin"
+PLUGIN = ".".join((__package__ or "pytest_chunkeval", "plugin"))  # by -p: not an import of it here
 #: Environment variables of the project's test setup that an isolated run drops.
 DROPPED_ENV = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
 #: Options of plugins that an isolated run loads when the command line uses them (autoloading is off).

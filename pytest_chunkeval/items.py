@@ -240,6 +240,10 @@ class QueryItem(EvalItem):
         state.record(node.suite, node.reg.name, self.query_id, outcome.hit, node.mode, node.reg.family)
         if state.options.accept_misses:
             return
+        if node.reg.point and not state.options.gate_grid:  # a sweep measures its points; it does not gate them
+            if not outcome.hit:
+                pytest.xfail("missed at a grid point: measured, not gated (--chunkeval-gate-grid fails it)")
+            return
         record, settings = state.accepted_for(node.suite), state.settings_key_for(node.mode)
         if not record.holds(settings):  # nothing recorded yet: listed at the end, with the command that records it
             if not outcome.hit:
@@ -262,7 +266,7 @@ class QueryItem(EvalItem):
             criterion = "hits are judged per chunk; the file-mode metrics below credit any chunk of a relevant file"
             if isinstance(excinfo.value, QueryMiss):
                 head = f"MISS: {name}: no chunk in the top {k} overlaps a relevant line span ({criterion})"
-                tail = ["If this miss is expected, record it with `pytest --chunkeval --chunkeval-accept-misses`."]
+                tail = ["If this miss is expected, record it: run the same command with --chunkeval-accept-misses."]
             else:
                 head = (f"FIXED: {name}: a chunk in the top {k} now overlaps a relevant line span, but the query is "
                         f"recorded as an accepted miss; refresh the record with --chunkeval-accept-misses "

@@ -154,9 +154,33 @@ def _comparison_reasons(summary: Summary, failed_at: set[str]) -> dict[str, Reas
     return out
 
 
+def _sweep_notes(summary: Summary) -> list[str]:
+    """What a sweep found, per suite and retrieval mode: how many points, the best by line-projected NDCG against
+    the best of the strategies' own defaults, and how many misses its points had (measured, not failed)."""
+    from pytest_chunkeval.vocabulary import LINES, NDCG, metric_key
+
+    key = metric_key(NDCG, summary.k)
+    notes: list[str] = []
+    for suite_key, suite in summary.suites.items():
+        for mode in summary.modes or ("",):
+            rows = [r for r in suite.strategies.values() if r.evaluated and r.mode in (mode, "")]
+            points = [r for r in rows if r.family]
+            if not points:
+                continue
+            scored = [(r.means.get(LINES, {}).get(key), r) for r in rows]
+            ranked = sorted(((v, r.label) for v, r in scored if v is not None), key=lambda t: (-t[0], t[1]))
+            best = f"; best NDCG@{summary.k} lines: {ranked[0][1]} {ranked[0][0]:.3f}" if ranked else ""
+            missed = sum(r.misses for r in points)
+            where = f"{suite_key} ({mode})" if len(summary.modes) > 1 else suite_key
+            notes.append(f"sweep on {where}: {len(points)} grid points measured{best}; {missed} misses at grid points "
+                         "reported, not failed (--chunkeval-gate-grid fails them; `chunkeval frontier REPORT` "
+                         "weighs quality against cost)")
+    return notes
+
+
 def _notes(summary: Summary) -> list[str]:
     """What passed but is worth a reviewer's eye: queries that moved against the base, blind spots of small suites."""
-    notes: list[str] = []
+    notes: list[str] = _sweep_notes(summary)
     for key, suite in summary.comparisons.items():
         moved = [(label, c) for label, c in suite.strategies.items() if c.lost or c.gained]
         for label, c in moved:

@@ -147,6 +147,9 @@ SETTINGS: tuple[Setting, ...] = (
             "adds to and overrides the ini's lines", GRID, [], flag="--chunkeval-grid", ini="chunkeval_grid",
             metavar="STRATEGY.PARAM=V[,V...]", repeatable=True, merged=True,
             shown_default="none (a strategy's own @strategy(params=...) still applies)"),
+    Setting("gate_grid", "suites", "a grid point's missed queries fail as a strategy's do; by default a sweep's "
+            "points are measurements: their misses are counted, listed and xfailed, never failed", SWITCH, False,
+            flag="--chunkeval-gate-grid"),
     Setting("max_fallback", "suites", "share of a suite's files (0 to 1) a strategy's own chunking may fail on (they "
             "are cut into fixed windows instead) before its quality[fallback] item fails", NUMBER, 0,
             flag="--chunkeval-max-fallback", ini="chunkeval_max_fallback", metavar="SHARE", check=share),
