@@ -398,3 +398,7 @@ def test_init_its_commands_and_the_action_evaluate_a_repository_whatever_its_tes
     evaluate = result.ran["Evaluate"]
     assert evaluate.code == 0 and result.outputs["exit-code"] == "0", (evaluate.stdout + evaluate.stderr)[-4000:]
     assert (repo / "chunkeval-report.md").read_text().strip()
+    if inputs["base-ref"] != "none":  # the base side ran, isolated as well, and matched head
+        assert re.search(r"::vs-base PASSED|evaluating base HEAD", evaluate.stdout + evaluate.stderr), \
+            (evaluate.stdout + evaluate.stderr)[-4000:]
+        assert "Head vs base" in (repo / "chunkeval-report.md").read_text()
