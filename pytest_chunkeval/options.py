@@ -35,6 +35,8 @@ from pytest_chunkeval.settings.table import (  # noqa: F401  (their home was her
 if TYPE_CHECKING:
     from pytest_chunkeval.scoring.comparison import Policy
 
+#: The JSON report's file name in the cache folder, where it goes unless --chunkeval-report names a path.
+REPORT_NAME = "chunkeval-report.json"
 #: Fields of Options that are no setting: the folder relative settings were resolved in.
 CONTEXT_FIELDS = ("rootdir",)
 
@@ -298,6 +300,8 @@ def read_options(config: pytest.Config) -> Options:
         values = {s.name: _read(config, s) for s in SETTINGS}
         # -q is a request for less output: progress lines are the first thing to go (the summary stays).
         values["progress"] = values["progress"] and config.get_verbosity() >= 0
+        if values["report"] is None:  # where the cache lives: out of git status, never left in the project's root
+            values["report"] = values["cache_dir"] / REPORT_NAME
         options = Options(rootdir=base_dir(config), **values)
         options.validate()
     except ValueError as exc:  # Invalid too: both carry the whole message

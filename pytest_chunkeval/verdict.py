@@ -173,8 +173,8 @@ def _sweep_notes(summary: Summary) -> list[str]:
             missed = sum(r.misses for r in points)
             where = f"{suite_key} ({mode})" if len(summary.modes) > 1 else suite_key
             notes.append(f"sweep on {where}: {len(points)} grid points measured{best}; {missed} misses at grid points "
-                         "reported, not failed (--chunkeval-gate-grid fails them; `chunkeval frontier REPORT` "
-                         "weighs quality against cost)")
+                         "reported, not failed (--chunkeval-gate-grid fails them; --chunkeval-frontier weighs "
+                         "quality against cost)")
     return notes
 
 

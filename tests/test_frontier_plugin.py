@@ -29,7 +29,7 @@ def test_the_frontier_flag_prints_the_frontier_and_adds_it_to_markdown_and_a_cha
     assert "★ frontier" in section and "best: " in section
     row = next(line for line in section.splitlines() if line.strip().startswith(DEFAULT))
     assert " default " in row
-    strategies = json.loads((project.path / "chunkeval-report.json").read_text())[
+    strategies = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())[
         "suites"]["golden/shop/queries.yaml"]["strategies"]
     assert {k: strategies[DEFAULT][k] for k in ("family", "params", "defaults")} == {
         "family": "fixed_size", "params": {"size": 1000, "overlap": 100}, "defaults": {"size": 1000, "overlap": 100}}

@@ -72,7 +72,7 @@ def test_every_point_is_its_own_row_and_report_key_and_identical_chunks_share_a_
     out = result.stdout.str()
     for point in POINTS:
         assert f"golden/shop/queries.yaml::{point}::password-hash PASSED" in out
-    strategies = json.loads((project.path / "chunkeval-report.json").read_text())[
+    strategies = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())[
         "suites"]["golden/shop/queries.yaml"]["strategies"]
     assert set(strategies) == {"file_level", *POINTS}
     tables = {point: strategies[point]["index"]["table"] for point in POINTS}
@@ -86,7 +86,7 @@ def test_every_point_is_its_own_row_and_report_key_and_identical_chunks_share_a_
     # A second run reuses every point's table and embeds nothing.
     again = run(project)
     assert again.ret == 0
-    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    report = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     for entry in report["suites"]["golden/shop/queries.yaml"]["strategies"].values():
         assert entry["index"]["reused"] is True and entry["index"]["embedded"] == 0
 
@@ -134,7 +134,7 @@ def test_the_base_evaluates_the_command_lines_grid_and_each_point_compares_with_
     # size=100 is declared nowhere: only the grid passed to the base gives the base that point.
     result = run(repo, "--chunkeval-base=main", "--chunkeval-grid", "windows.size=60,100", "-k", "vs-base")
     assert result.ret == 0
-    report = json.loads((repo.path / "chunkeval-report.json").read_text())
+    report = json.loads((repo.path / ".chunkeval" / "chunkeval-report.json").read_text())
     compared = report["suites"]["golden/shop/queries.yaml"]["comparison"]["strategies"]
     points = [f"windows[size={s},overlap={o}]" for s in (60, 100) for o in (0, 20)]
     assert set(compared) == {"file_level", *points}

@@ -173,7 +173,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 def _run(p: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[tuple[str, str], dict[str, object]]]:
     result = p.runpytest("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress",
                          "--chunkeval-baseline=ast_context", *args)
-    report = json.loads((p.path / "chunkeval-report.json").read_text())
+    report = json.loads((p.path / ".chunkeval" / "chunkeval-report.json").read_text())
     index = {(suite, name): s["index"] for suite, data in report["suites"].items() for name, s in data["strategies"].items()}
     return result, index
 

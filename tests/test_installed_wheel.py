@@ -231,7 +231,7 @@ def first_evaluation(installed: Installed, team_repo: TeamRepo) -> tuple[str, di
     proc = installed.steps.run("first evaluation (cold)", [installed.which(cmd[0]), *cmd[1:]], cwd=team_repo.path,
                                env=installed.env)
     output = expect(proc, 0)
-    report = json.loads((team_repo.path / "chunkeval-report.json").read_text())
+    report = json.loads((team_repo.path / ".chunkeval" / "chunkeval-report.json").read_text())
     return output, report
 
 

@@ -207,7 +207,7 @@ def test_chunkeval_run_evaluates_where_the_projects_test_setup_stops_pytest(tmp_
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-4000:]
     assert "VERDICT: PASS" in out
-    report = json.loads((tmp_path / "chunkeval-report.json").read_text())
+    report = json.loads((tmp_path / ".chunkeval" / "chunkeval-report.json").read_text())
     strategies = report["suites"]["golden/shop/queries.yaml"]["strategies"]
     # The strategies dir's strategy and the conftest's strategy are there; the baseline always runs.
     assert {"noisy", "from_conftest", "fixed_size", "file_level"} <= set(strategies)

@@ -102,7 +102,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def _window_view(project: pytest.Pytester) -> tuple[int, dict[str, tuple[int, float, bool]], int]:
-    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    report = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     strategies = report["suites"]["golden/tiny/queries.yaml"]["strategies"]
     view = {name: (s["quality"]["window_tokens"], s["quality"]["over_window_share"], s["quality"]["fits_window"])
             for name, s in strategies.items()}

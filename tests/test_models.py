@@ -97,7 +97,7 @@ def test_two_models_make_labelled_items_sections_and_tables_each_judged_against_
     for label in ("alpha", "beta"):
         for strategy in ("file_level", "fixed_size"):
             assert f"{SUITE}::{strategy}@{label}::password-hash" in out
-    report = json.loads((p.path / "chunkeval-report.json").read_text())
+    report = json.loads((p.path / ".chunkeval" / "chunkeval-report.json").read_text())
     sections = report["suites"]
     assert list(sections) == [f"{SUITE} · alpha", f"{SUITE} · beta"]
     for label, window in (("alpha", 256), ("beta", 128)):
@@ -122,10 +122,10 @@ def test_two_models_make_labelled_items_sections_and_tables_each_judged_against_
     # -k selects a model; a second run reuses both models' tables (neither superseded the other) and embeds nothing.
     again = run(p, f"--chunkeval-model={alpha},{beta}", "-k", "beta")
     assert again.ret == 0
-    assert list(json.loads((p.path / "chunkeval-report.json").read_text())["suites"]) == [f"{SUITE} · beta"]
+    assert list(json.loads((p.path / ".chunkeval" / "chunkeval-report.json").read_text())["suites"]) == [f"{SUITE} · beta"]
     warm = run(p, f"--chunkeval-model={alpha},{beta}")
     assert warm.ret == 0
-    for entry in json.loads((p.path / "chunkeval-report.json").read_text())["suites"].values():
+    for entry in json.loads((p.path / ".chunkeval" / "chunkeval-report.json").read_text())["suites"].values():
         for strategy in entry["strategies"].values():
             assert strategy["index"]["reused"] is True and strategy["index"]["embedded"] == 0
 
@@ -134,7 +134,7 @@ def test_one_model_keeps_item_ids_and_report_keys_unlabelled(project: tuple[pyte
     p, (alpha, _) = project
     result = run(p, "-v", f"--chunkeval-model={alpha}")
     assert f"{SUITE}::fixed_size::password-hash" in result.stdout.str() and "@alpha" not in result.stdout.str()
-    report = json.loads((p.path / "chunkeval-report.json").read_text())
+    report = json.loads((p.path / ".chunkeval" / "chunkeval-report.json").read_text())
     assert list(report["suites"]) == [SUITE] and "model" not in report["suites"][SUITE]
     assert "models" not in report["model"]
 

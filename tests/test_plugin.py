@@ -109,7 +109,7 @@ def test_evaluates_every_suite_and_strategy_and_writes_a_verifiable_report(proje
         result.stdout.fnmatch_lines([f"*golden/shop/queries.yaml::{item} PASSED*"])
     result.stdout.fnmatch_lines(["*chunkeval summary*", "*file_level*", "*fixed_size*"])
     assert "collected corpus" not in result.stdout.str()
-    report_path = project.path / "chunkeval-report.json"
+    report_path = project.path / ".chunkeval" / "chunkeval-report.json"
     report = json.loads(report_path.read_text())
     suite = report["suites"]["golden/shop/queries.yaml"]
     assert set(suite["strategies"]) == {"file_level", "fixed_size"}
@@ -125,7 +125,7 @@ def test_second_run_reuses_indexes_and_embeds_nothing(project: pytest.Pytester) 
     second = run(project)
     second.assert_outcomes(passed=9, skipped=3)
     second.stdout.fnmatch_lines(["*embedded 0 texts*from cache*"])
-    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    report = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     for entry in report["suites"]["golden/shop/queries.yaml"]["strategies"].values():
         assert entry["index"]["reused"] is True
         assert entry["index"]["embedded"] == 0
@@ -136,7 +136,7 @@ def test_changing_a_strategy_rebuilds_only_its_index(project: pytest.Pytester) -
     path = project.path / "strategies" / "fixed_size.py"
     path.write_text(path.read_text().replace("max_chunk_size=120", "max_chunk_size=150"))
     run(project).assert_outcomes(passed=9, skipped=3)
-    strategies = json.loads((project.path / "chunkeval-report.json").read_text())["suites"]["golden/shop/queries.yaml"]["strategies"]
+    strategies = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())["suites"]["golden/shop/queries.yaml"]["strategies"]
     assert strategies["file_level"]["index"]["reused"] is True
     assert strategies["fixed_size"]["index"]["reused"] is False
 
@@ -233,7 +233,7 @@ def test_conftest_strategy_and_a_suite_it_cannot_handle_is_skipped_with_reason(p
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*docs_only: handles none of the 4 files of this suite (it handles .rst)*"])
     result.stdout.fnmatch_lines(["*chunkeval summary*", "docs_only: skipped: handles none of the 4 files of this suite (it handles .rst)"])
-    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    report = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     assert report["suites"]["golden/shop/queries.yaml"]["strategies"]["docs_only"]["skipped"].startswith("handles none")
 
 
@@ -263,7 +263,7 @@ def test_gate_items_name_the_gate_the_values_and_the_worst_queries(project: pyte
     for gate in ("ndcg-gain", "recall-drop", "index-size"):  # in whatever order they ran
         result.stdout.fnmatch_lines([f"*fixed_size::gate[[]{gate}[]] PASSED*"])
     assert "file_level::gate" not in result.stdout.str()  # the baseline is never gated against itself
-    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    report = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     gates = {g["name"]: g for g in report["suites"]["golden/shop/queries.yaml"]["strategies"]["fixed_size"]["gates"]}
     assert gates["index-size"]["passed"] is True and gates["index-size"]["threshold"] == 5.0
     assert gates["ndcg-gain"]["measured"] >= gates["ndcg-gain"]["threshold"]
@@ -342,7 +342,7 @@ def test_a_strategy_that_yields_no_chunks_scores_zero_and_one_that_crashes_falls
         "first: orders.py: RuntimeError: cannot parse this one",
     ])
     result.stdout.fnmatch_lines(["*crashy (fallback 1/4 files) *"])  # the table marks the row
-    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    report = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     nothing = report["suites"]["golden/shop/queries.yaml"]["strategies"]["nothing"]
     assert nothing["aggregate"]["file"]["ndcg@10"] == 0.0 and nothing["chunks"] == []
     # The empty strategy as the baseline: every ratio against it is undefined, and the report stays strict JSON.
@@ -351,7 +351,7 @@ def test_a_strategy_that_yields_no_chunks_scores_zero_and_one_that_crashes_falls
     def refuse(constant: str) -> None:
         raise ValueError(f"not strict JSON: {constant}")
 
-    strict = json.loads((project.path / "chunkeval-report.json").read_text(), parse_constant=refuse)
+    strict = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text(), parse_constant=refuse)
     crashy = strict["suites"]["golden/shop/queries.yaml"]["strategies"]["crashy"]
     gates = {g["name"]: g for g in crashy["gates"]}
     assert gates["index-size"]["measured"] is None and gates["index-size"]["passed"] is False
@@ -417,7 +417,7 @@ def failure_reports(result: pytest.RunResult) -> dict[str, str]:
 def test_regression_items_compare_with_a_previous_report(project: pytest.Pytester) -> None:
     run(project).assert_outcomes(passed=9, skipped=3)
     previous = project.path / "main-report.json"
-    previous.write_text((project.path / "chunkeval-report.json").read_text())
+    previous.write_text((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     same = run(project, "--chunkeval-compare", "main-report.json", "-k", "regression")
     same.assert_outcomes(passed=2)
     # A change that makes fixed_size worse: its windows now hold 30 characters.
@@ -434,7 +434,7 @@ def test_regression_items_compare_with_a_previous_report(project: pytest.Pyteste
         "significance required*",
         "*ndcg@10 (file) fell 1.0000 -> 0.8155 (-0.1845, 95% CI *, paired p=*",
     ])
-    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    report = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     fixed = report["suites"]["golden/shop/queries.yaml"]["comparison"]["strategies"]["fixed_size"]
     assert fixed["verdict"] == "worse" and fixed["index"]["head_chunks"] > fixed["index"]["base_chunks"]
     assert report["suites"]["golden/shop/queries.yaml"]["comparison"]["strategies"]["file_level"]["verdict"] == "unchanged"
@@ -448,7 +448,7 @@ def test_regression_items_compare_with_a_previous_report(project: pytest.Pyteste
 def test_a_stored_report_made_unlike_this_run_is_refused_before_any_item_runs(project: pytest.Pytester) -> None:
     run(project, "--chunkeval-k=5").assert_outcomes(passed=9, skipped=3)
     stored = project.path / "k5.json"
-    stored.write_text((project.path / "chunkeval-report.json").read_text())
+    stored.write_text((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     report = json.loads(stored.read_text())
     assert report["comparable"]["k"] == 5 and report["suites"]["golden/shop/queries.yaml"]["corpus_hash"]
 

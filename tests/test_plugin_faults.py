@@ -44,7 +44,7 @@ def test_another_projects_strategies_folder_never_breaks_a_plain_run(project: py
 @pytest.mark.slow
 def test_an_interrupted_run_leaves_the_last_report_and_writes_a_partial_one_beside_it(project: pytest.Pytester) -> None:  # noqa: F811
     run(project).assert_outcomes(passed=9, skipped=3)
-    report = project.path / "chunkeval-report.json"
+    report = project.path / ".chunkeval" / "chunkeval-report.json"
     before = report.read_text()
     assert json.loads(before)["complete"] is True
     # A strategy module after the others (modules load in name order): Ctrl-C arrives in the middle of the run.
@@ -64,7 +64,7 @@ def test_an_interrupted_run_leaves_the_last_report_and_writes_a_partial_one_besi
                                           "--chunkeval-no-progress", "--chunkeval-markdown=summary.md")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert report.read_text() == before
-    partial = json.loads((project.path / "chunkeval-report.partial.json").read_text())
+    partial = json.loads((project.path / ".chunkeval" / "chunkeval-report.partial.json").read_text())
     assert partial["complete"] is False and "file_level" in partial["suites"]["golden/shop/queries.yaml"]["strategies"]
     assert not (project.path / "summary.md").exists()
     result.stdout.fnmatch_lines(["*the run did not finish: *chunkeval-report.json was left as it was*"])
@@ -98,7 +98,7 @@ def test_a_model_that_cannot_load_stops_the_run_once_before_any_item(project: py
     assert out.count("--chunkeval-model / ini chunkeval_model:") == 1
     assert len(out.splitlines()) < 20  # one message, not one failure per item
     assert "passed" not in out and "failed" not in out and "INTERNALERROR" not in out
-    assert not (project.path / "chunkeval-report.json").exists()
+    assert not (project.path / ".chunkeval" / "chunkeval-report.json").exists()
 
 
 def test_a_damaged_bundled_model_stops_the_run_naming_both_digests(
@@ -142,4 +142,4 @@ def test_under_xdist_the_controller_writes_one_report_equal_to_the_serial_one(pr
     # In the same order too (ordering.strategy_order, shared by the serial collect and the controller's merge).
     assert [list(x["strategies"]) for x in a["suites"].values()] == [list(x["strategies"]) for x in b["suites"].values()]
     assert (project.path / "summary.md").is_file()
-    assert not (project.path / "chunkeval-report.json").exists()  # no worker wrote its own
+    assert not (project.path / ".chunkeval" / "chunkeval-report.json").exists()  # no worker wrote its own

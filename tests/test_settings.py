@@ -36,14 +36,14 @@ def test_every_setting_is_declared_once_and_completely() -> None:
 def test_the_options_defaults_are_the_tables() -> None:
     options = Options(rootdir=Path("/project"))
     assert {s.name: getattr(options, s.name) for s in SETTINGS} == {s.name: s.typed_default() for s in SETTINGS}
-    assert options.k == 10 and options.retrieval == "hybrid" and options.report == Path("chunkeval-report.json")
+    assert options.k == 10 and options.retrieval == "hybrid" and options.report is None  # read_options: the cache folder
 
 
 def test_a_run_without_settings_gets_the_tables_defaults_resolved_in_the_ini_folder(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\n")
     options = read_options(pytester.parseconfig("--chunkeval", "-p", "no:cacheprovider"))
     assert options.evaluate and options.k == SETTING["k"].typed_default()
-    assert options.report == pytester.path / "chunkeval-report.json"
+    assert options.report == pytester.path / ".chunkeval" / "chunkeval-report.json"
     assert options.strategies_dir == pytester.path / "strategies"
     assert options.cache_dir == pytester.path / ".chunkeval"
 

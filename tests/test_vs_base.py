@@ -27,7 +27,7 @@ def repo(project: pytest.Pytester) -> pytest.Pytester:  # noqa: F811
 
 
 def comparison(p: pytest.Pytester) -> dict:
-    report = json.loads((p.path / "chunkeval-report.json").read_text())
+    report = json.loads((p.path / ".chunkeval" / "chunkeval-report.json").read_text())
     return report["suites"]["golden/shop/queries.yaml"]["comparison"] | {"base": report["base"]}
 
 

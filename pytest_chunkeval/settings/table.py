@@ -236,8 +236,9 @@ SETTINGS: tuple[Setting, ...] = (
             "code gives none); report only lists it", WORD, "fail", ini="chunkeval_regression_new_warnings",
             choices=NEW_WARNINGS),
     # -- reports and output ------------------------------------------------------------------------------------------
-    Setting("report", "outputs", "JSON report path", PATH, "chunkeval-report.json", flag="--chunkeval-report",
-            ini="chunkeval_report", metavar="PATH", recorded=False),
+    Setting("report", "outputs", "JSON report path; by default in the cache folder, which keeps itself out of git",
+            OPTIONAL_PATH, "", flag="--chunkeval-report", ini="chunkeval_report", metavar="PATH", recorded=False,
+            shown_default="chunkeval-report.json in chunkeval_cache_dir (.chunkeval/chunkeval-report.json)"),
     Setting("markdown", "outputs", "also write a Markdown summary: the tables, and the lost and gained queries when "
             "comparing", OPTIONAL_PATH, "", flag="--chunkeval-markdown", metavar="PATH", recorded=False),
     Setting("chart", "outputs", "also write a PNG chart of NDCG@k per strategy (file and chunk mode, 95% intervals)",

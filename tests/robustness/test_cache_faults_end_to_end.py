@@ -50,7 +50,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def _metrics(p: pytest.Pytester) -> dict[str, object]:
-    report = json.loads((p.path / "chunkeval-report.json").read_text())
+    report = json.loads((p.path / ".chunkeval" / "chunkeval-report.json").read_text())
     strategies = report["suites"]["golden/shop/queries.yaml"]["strategies"]
     return {name: (s["aggregate"], s["index"]["bytes"], s["index"]["chunk_count"]) for name, s in strategies.items()}
 
