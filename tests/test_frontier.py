@@ -230,3 +230,14 @@ def test_the_chart_can_hold_only_the_pooled_panels(tmp_path: Path) -> None:
 
     assert size(every) == (3 * 640, 2 * 460)  # six panels, three a row
     assert size(pooled) == (2 * 640, 460)  # the two pooled ones
+
+
+def test_points_equal_on_both_axes_and_pooled_points_list_their_values_as_numbers() -> None:
+    sizes = (2000, 500, 1000)
+    grid = {f"w[size={s}]": entry([0.5], 100, strategy=f"w[size={s}]", family="w", params={"size": s},
+                                 defaults={"size": 1000}) for s in sizes}
+    points, _ = report_points([report({"a": grid, "b": grid})])
+    pooled, _ = pool(points)
+    assert [p.label for p in pooled] == ["w[size=500]", "w[size=1000]", "w[size=2000]"]  # as text: 1000, 2000, 500
+    panel = analyse(points, "lines:ndcg@10", "bytes").panels[0]
+    assert [p.label for p in panel.points] == ["w[size=500]", "w[size=1000]", "w[size=2000]"]

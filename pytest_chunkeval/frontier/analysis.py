@@ -10,6 +10,7 @@ from pytest_chunkeval.frontier.pareto import best, dominator, frontier
 from pytest_chunkeval.frontier.points import Point, report_points
 from pytest_chunkeval.frontier.pooled import pool
 from pytest_chunkeval.frontier.significance import RESAMPLES, SEED, Versus, against_defaults
+from pytest_chunkeval.grid import sort_key
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Frontier:
 def panel(points: Sequence[Point], cost: str, *, pooled: bool = False, resamples: int = RESAMPLES,
           seed: int = SEED) -> Panel:
     top = best(points, cost)
-    ordered = tuple(sorted(points, key=lambda p: (p.costs[cost], -p.quality, p.label)))
+    ordered = tuple(sorted(points, key=lambda p: (p.costs[cost], -p.quality, sort_key(p.label), p.label)))
     beaten = {p.label: d.label for p in points if (d := dominator(p, points, cost)) is not None}
     return Panel(top.suite, top.mode, ordered, tuple(frontier(points, cost)), beaten, top,
                  tuple(against_defaults(top, points, resamples=resamples, seed=seed)), pooled)
