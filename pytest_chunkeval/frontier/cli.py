@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
@@ -12,6 +11,7 @@ from typing import Any
 
 from pytest_chunkeval.frontier.points import COSTS, default_metric, parse_metric
 from pytest_chunkeval.frontier.significance import RESAMPLES, SEED
+from pytest_chunkeval.report_file import ReportError, read_report
 
 
 def add_parser(top: Any) -> None:
@@ -48,8 +48,8 @@ def run(args: argparse.Namespace, given: Any = None) -> int:
             print(f"chunkeval frontier: --metric: {exc}", file=sys.stderr)
             return 2
     try:
-        reports = [json.loads(p.read_text(encoding="utf-8")) for p in args.reports]
-    except (OSError, ValueError) as exc:
+        reports = [read_report(p) for p in args.reports]
+    except ReportError as exc:
         print(f"chunkeval frontier: {exc}", file=sys.stderr)
         return 2
     result = from_reports(reports, args.metric, args.cost, resamples=args.resamples, seed=args.seed)
