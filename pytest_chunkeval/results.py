@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_chunkeval.comparable import suite_digest
 from pytest_chunkeval.retrieval.table_rows import SIZE_MEASURE
 from pytest_chunkeval.scoring.judged import AgainstBaseline, GateResult, VsBaseline
 from pytest_chunkeval.scoring.metrics import chunk_grade
@@ -339,6 +340,12 @@ class SuiteResult:
     model: str = ""  # the model's label in a run of several (--chunkeval-model A,B; models.py), else ""
 
     @property
+    def content_digest(self) -> str:
+        """Which suite this is by content, not path (``comparable.suite_digest``): the frontier keeps suites apart
+        by it."""
+        return suite_digest(self.corpus_hash, {qid: q.as_dict() for qid, q in self.queries.items()})
+
+    @property
     def heading(self) -> str:
         """How tables and Markdown name the suite: its key, and the phrasing when it is not the default sentence,
         so a keyword suite's rows read as keyword rows next to the sentence suite over the same corpus."""
@@ -385,6 +392,7 @@ class SuiteResult:
             "query_set": {qid: q.as_dict() for qid, q in self.queries.items()},
             "file_lines": self.file_lines,
             "corpus_hash": self.corpus_hash,
+            "content_digest": self.content_digest,
             "corpus_files": self.corpus_files,
             "strategies": {name: s.to_entry() for name, s in self.strategies.items()},
             **({"phrasing": self.phrasing} if self.phrasing != "sentence" else {}),

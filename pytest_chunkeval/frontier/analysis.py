@@ -60,12 +60,14 @@ def analyse(points: Sequence[Point], metric: str, cost: str, *, resamples: int =
 
 
 def from_reports(reports: Sequence[Mapping[str, Any]], metric: str | None, cost: str, *, resamples: int = RESAMPLES,
-                 seed: int = SEED) -> Frontier:
-    """The frontier of one or more JSON reports (``metric`` None: line-projected NDCG at the report's k)."""
+                 seed: int = SEED, names: Sequence[str] | None = None) -> Frontier:
+    """The frontier of one or more JSON reports (``metric`` None: line-projected NDCG at the report's k; ``names``:
+    how notes and errors name the reports). ``frontier.suites.SuiteConflict`` when their suites cannot be told
+    apart."""
     from pytest_chunkeval.frontier.points import default_metric
 
     metric = metric or default_metric(int(reports[0].get("k", 10)) if reports else 10)
-    points, notes = report_points(reports, metric)
+    points, notes = report_points(reports, metric, names)
     result = analyse(points, metric, cost, resamples=resamples, seed=seed)
     result.notes[:0] = notes
     return result

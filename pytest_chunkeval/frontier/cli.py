@@ -40,6 +40,7 @@ def add_parser(top: Any) -> None:
 def run(args: argparse.Namespace, given: Any = None) -> int:
     from pytest_chunkeval.frontier import render
     from pytest_chunkeval.frontier.analysis import from_reports
+    from pytest_chunkeval.frontier.suites import SuiteConflict
 
     if args.metric:
         try:
@@ -52,7 +53,12 @@ def run(args: argparse.Namespace, given: Any = None) -> int:
     except ReportError as exc:
         print(f"chunkeval frontier: {exc}", file=sys.stderr)
         return 2
-    result = from_reports(reports, args.metric, args.cost, resamples=args.resamples, seed=args.seed)
+    try:
+        result = from_reports(reports, args.metric, args.cost, resamples=args.resamples, seed=args.seed,
+                              names=[str(p) for p in args.reports])
+    except SuiteConflict as exc:
+        print(f"chunkeval frontier: {exc}", file=sys.stderr)
+        return 2
     if not result.panels:
         print("chunkeval frontier: no scored points with that metric in the reports", file=sys.stderr)
         return 1

@@ -10,7 +10,7 @@ mode too, but answers a narrower question (what fits one generator's context of 
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,15 +120,20 @@ def suite_points(key: str, suite: Mapping[str, Any], modes: tuple[str, ...], met
     return out
 
 
-def report_points(reports: Iterable[Mapping[str, Any]], metric: str | None = None) -> tuple[list[Point], list[str]]:
-    """Every point of every report, and notes (a suite two reports share: the later one's entries replace the
-    earlier's). ``metric`` defaults to :func:`default_metric` at the first report's k."""
+def report_points(reports: Sequence[Mapping[str, Any]], metric: str | None = None,
+                  names: Sequence[str] | None = None) -> tuple[list[Point], list[str]]:
+    """Every point of every report, and notes. Suites are told apart by content (:mod:`.suites`): a key two reports
+    share names one suite when their contents are equal (the later report's entries replace the earlier's) and one
+    suite per content otherwise. ``names`` name the reports in notes and errors; ``metric`` defaults to
+    :func:`default_metric` at the first report's k."""
+    from pytest_chunkeval.frontier.suites import suite_names
+
+    shown, notes = suite_names(reports, names or [f"report {i + 1}" for i in range(len(reports))])
     found: dict[tuple[str, str, str], Point] = {}
-    notes: list[str] = []
-    for report in reports:
+    for i, report in enumerate(reports):
         metric = metric or default_metric(int(report.get("k", DEFAULT_K)))
         for key, suite in (report.get("suites") or {}).items():
-            for p in suite_points(key, suite, report_modes(report), metric):
+            for p in suite_points(shown[(i, key)], suite, report_modes(report), metric):
                 if (p.suite, p.mode, p.label) in found:
                     notes.append(f"{p.suite}: {p.label} ({p.mode}) is in several reports; the last one's is used")
                 found[(p.suite, p.mode, p.label)] = p
