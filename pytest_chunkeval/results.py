@@ -140,6 +140,9 @@ class IndexInfo:
     # build_seconds above are this run's own): chunk_seconds, embed_seconds, build_seconds. Empty in older reports.
     cost: dict[str, float] = field(default_factory=dict)
     chunks_cached: bool = False  # this run read the chunks from the facts cache instead of chunking
+    # Tokens the model reads to embed every text of the index (each chunk's tokens with the model's specials, cut at
+    # its window), cached or not: an embedding cost that does not depend on what the cache held. 0 in older reports.
+    embed_tokens: int = 0
 
     def measure(self, name: str) -> float:
         return float(getattr(self, name))
@@ -154,7 +157,7 @@ class IndexInfo:
             chunk_count=len(facts.chunks), text_bytes=facts.text_bytes, chunk_seconds=round(run.chunk_seconds, 4),
             build_seconds=round(run.build_seconds, 4), embedded=run.embed.embedded, cached=run.embed.cached,
             digest=chunks_digest(facts.chunks), bytes_measure=SIZE_MEASURE, cost=dict(facts.cost),
-            chunks_cached=run.facts_cached,
+            chunks_cached=run.facts_cached, embed_tokens=run.embed_tokens,
         )
 
 

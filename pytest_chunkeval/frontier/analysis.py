@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_chunkeval.frontier.pareto import best, dominator, frontier
-from pytest_chunkeval.frontier.points import Point, report_points
+from pytest_chunkeval.frontier.points import COST_LABELS, Point, report_points
 from pytest_chunkeval.frontier.pooled import pool
 from pytest_chunkeval.frontier.significance import RESAMPLES, SEED, Versus, against_defaults
 from pytest_chunkeval.grid import sort_key
@@ -46,6 +46,12 @@ def analyse(points: Sequence[Point], metric: str, cost: str, *, resamples: int =
             seed: int = SEED) -> Frontier:
     """Panels for every (suite, mode) in the points' order, then the pooled panels (modes with two suites or more)."""
     out = Frontier(metric, cost)
+    unmeasured = [p for p in points if cost not in p.costs]
+    if unmeasured:
+        points = [p for p in points if cost in p.costs]
+        suites = ", ".join(dict.fromkeys(p.suite for p in unmeasured))
+        out.notes.append(f"left out: {len(unmeasured)} point(s) of {suites} whose report does not record "
+                         f"{COST_LABELS[cost]} (written before it was recorded; evaluate again to measure it)")
     groups: dict[tuple[str, str], list[Point]] = {}
     for p in points:
         groups.setdefault((p.suite, p.mode), []).append(p)

@@ -18,10 +18,12 @@ from pytest_chunkeval.grid import parse_label
 from pytest_chunkeval.results import report_modes
 from pytest_chunkeval.vocabulary import DEFAULT_K, LINES, NDCG, metric_key, mode_metric, split_mode_metric
 
-#: The cost axes: what a point's ``index`` entry says it cost. bytes: the index on disk; chunks: rows (vectors);
-#: embed_seconds: embedding its texts when it was built (``index.cost``; 0 when every text came from the cache then).
-COSTS = ("bytes", "chunks", "embed_seconds")
-COST_LABELS = {"bytes": "index KB", "chunks": "chunks", "embed_seconds": "embed s"}
+#: The cost axes: what a point's ``index`` entry says it costs. bytes: the index on disk; chunks: rows (vectors);
+#: embed_tokens: the tokens the model reads to embed all its texts (``index.embed_tokens``), whatever the cache held.
+#: Not the seconds embedding took when the index was built (``index.cost``): those were 0.0 for a point whose texts
+#: another point had embedded first, and differ with the machine and its load, so they rank points by run order.
+COSTS = ("bytes", "chunks", "embed_tokens")
+COST_LABELS = {"bytes": "index KB", "chunks": "chunks", "embed_tokens": "embed tokens"}
 
 #: suite key -> query id -> the quality of one query
 PerQuery = Mapping[str, Mapping[str, float]]
@@ -42,7 +44,7 @@ class Point:
     family: str  # the strategy: ``fixed_size``
     params: Mapping[str, Any]
     default: bool  # today's default of its strategy (the plain strategy, or the point at the factory's defaults)
-    costs: Mapping[str, float]
+    costs: Mapping[str, float]  # every axis of COSTS the report records
     per_query: PerQuery = field(default_factory=dict)  # suite -> query id -> quality
 
     @property
@@ -82,9 +84,13 @@ def _identity(entry: Mapping[str, Any], key: str) -> tuple[str, str, dict[str, A
 
 
 def _costs(entry: Mapping[str, Any]) -> dict[str, float]:
+    """The point's costs; ``embed_tokens`` only when the report records it (older reports do not: no number is
+    better than a made-up one)."""
     index = entry.get("index") or {}
-    return {"bytes": float(index.get("bytes", 0)), "chunks": float(index.get("chunk_count", 0)),
-            "embed_seconds": float((index.get("cost") or {}).get("embed_seconds", 0.0))}
+    out = {"bytes": float(index.get("bytes", 0)), "chunks": float(index.get("chunk_count", 0))}
+    if "embed_tokens" in index:
+        out["embed_tokens"] = float(index["embed_tokens"])
+    return out
 
 
 def _mark_defaults(raw: list[tuple[str, str, dict[str, Any], dict[str, Any]]]) -> set[str]:
