@@ -10,6 +10,8 @@ field a base report does not record (made by an older pytest-chunkeval) is not c
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -105,3 +107,24 @@ def _changed_files(base: Mapping[str, str], head: Mapping[str, str]) -> str:
     changed = sorted(p for p in set(base) | set(head) if base.get(p) != head.get(p))
     shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
     return f"files that differ: {shown}" if changed else "same files"
+
+
+def suite_digest(corpus_hash: str, query_set: Mapping[str, Any]) -> str:
+    """A suite's identity by content: sha256 of its corpus's content hash and its queries (texts and relevance, as a
+    report's ``query_set`` holds them). Two reports' suites are the same suite exactly when their digests are equal,
+    whatever their paths: ``chunkeval init`` names every repository's suites ``golden/docs`` and ``golden/history``.
+    "" when the corpus hash is unknown (a report from before it was recorded)."""
+    if not corpus_hash:
+        return ""
+    queries = json.dumps(query_set, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(f"{corpus_hash}\0{queries}".encode()).hexdigest()
+
+
+def recorded_digest(entry: Mapping[str, Any]) -> str:
+    """The content digest of a report's suite entry: recorded (``content_digest``), else computed from its corpus
+    hash and query set (older reports record both), else ""."""
+    recorded = entry.get("content_digest")
+    if isinstance(recorded, str) and recorded:
+        return recorded
+    corpus, queries = entry.get("corpus_hash"), entry.get("query_set")
+    return suite_digest(corpus, queries) if isinstance(corpus, str) and isinstance(queries, Mapping) else ""

@@ -72,6 +72,8 @@ class StrategyRun:
     outcomes: dict[str, QueryOutcome] = field(default_factory=dict)
     aggregate: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     facts_cached: bool = False  # ``facts`` came from the facts cache (nothing was chunked)
+    # Tokens the model reads to embed every chunk of the index (ModelTokens.read): its embedding cost, cached or not.
+    embed_tokens: int = 0
     # A grid point's strategy, values and the factory's defaults (grid.defaults); empty for a plain strategy.
     family: str = ""
     params: dict[str, Any] = field(default_factory=dict)
@@ -179,6 +181,7 @@ class Evaluator:
             run.facts, run.facts_cached = facts, True
         else:
             self._chunk(run, reg)
+        run.embed_tokens = self.embedder.tokens.read(run.facts.tokens.values())
         self._index(run, self._identity(run, reg, fingerprint), facts)
         if facts is None and self.facts is not None:
             self.facts.put(fingerprint, run.facts)

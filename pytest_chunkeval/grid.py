@@ -105,6 +105,27 @@ def parse_label(text: str) -> tuple[str, Point] | None:
     return m["family"], tuple((k, parse_value(v)) for k, v in pairs)
 
 
+#: How :func:`sort_key` orders one value: numbers by magnitude first, then the rest (booleans, text) as written.
+ValueKey = tuple[int, float, str]
+
+
+def _value_key(value: Value) -> ValueKey:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 1, 0.0, format_value(value)
+    return 0, float(value), ""
+
+
+def sort_key(text: str) -> tuple[str, tuple[tuple[str, ValueKey], ...]]:
+    """The order of strategy names and point labels in every table: by strategy, its plain name before its points,
+    then each parameter's values as numbers where they are numbers (``size=500`` before ``size=1000``; sorted as
+    text, labels read 1000, 2000, 500)."""
+    parsed = parse_label(text)
+    if parsed is None:
+        return text, ()
+    family, point = parsed
+    return family, tuple((k, _value_key(v)) for k, v in point)
+
+
 def keyword(name: str, point: Point) -> str:
     """``fixed_size-size1000-overlap100``: what ``-k`` can type for a point (its expressions have no ``=`` or ``,``)."""
     parts = [name, *(f"{k}{format_value(v)}" for k, v in point)]

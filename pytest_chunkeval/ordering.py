@@ -8,8 +8,9 @@ shared, merge sorted by row label and disagreed with a serial run on a name such
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from pytest_chunkeval.grid import sort_key
 from pytest_chunkeval.results import StrategyResult, SuiteResult, row_label, suite_key
 
 if TYPE_CHECKING:
@@ -18,13 +19,14 @@ if TYPE_CHECKING:
     from pytest_chunkeval.evaluate import StrategyRun
 
 
-def strategy_order(name: str, mode: str, baseline: str, modes: tuple[str, ...]) -> tuple[int, str, bool, str]:
+def strategy_order(name: str, mode: str, baseline: str, modes: tuple[str, ...]) -> tuple[Any, ...]:
     """Where the result of strategy ``name`` searched with ``mode`` sits among its suite's results: per retrieval
-    mode in the run's order (a mode the run did not ask for after those), the baseline first, then by name; so tables
-    read "baseline, then the rest against it". A serial run (:func:`collect`) and an xdist controller
+    mode in the run's order (a mode the run did not ask for after those), the baseline first, then by name, a
+    strategy's grid points beside it with their values in numeric order (``grid.sort_key``); so tables read
+    "baseline, then the rest against it". A serial run (:func:`collect`) and an xdist controller
     (``distributed.merge``) both order by it."""
     rank = modes.index(mode) if mode in modes else len(modes)
-    return rank, mode, name != baseline, name
+    return rank, mode, name != baseline, sort_key(name), name
 
 
 def collect(

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_chunkeval.comparable import suite_digest
 from pytest_chunkeval.retrieval.table_rows import SIZE_MEASURE
 from pytest_chunkeval.scoring.judged import AgainstBaseline, GateResult, VsBaseline
 from pytest_chunkeval.scoring.metrics import chunk_grade
@@ -139,6 +140,9 @@ class IndexInfo:
     # build_seconds above are this run's own): chunk_seconds, embed_seconds, build_seconds. Empty in older reports.
     cost: dict[str, float] = field(default_factory=dict)
     chunks_cached: bool = False  # this run read the chunks from the facts cache instead of chunking
+    # Tokens the model reads to embed every text of the index (each chunk's tokens with the model's specials, cut at
+    # its window), cached or not: an embedding cost that does not depend on what the cache held. 0 in older reports.
+    embed_tokens: int = 0
 
     def measure(self, name: str) -> float:
         return float(getattr(self, name))
@@ -153,7 +157,7 @@ class IndexInfo:
             chunk_count=len(facts.chunks), text_bytes=facts.text_bytes, chunk_seconds=round(run.chunk_seconds, 4),
             build_seconds=round(run.build_seconds, 4), embedded=run.embed.embedded, cached=run.embed.cached,
             digest=chunks_digest(facts.chunks), bytes_measure=SIZE_MEASURE, cost=dict(facts.cost),
-            chunks_cached=run.facts_cached,
+            chunks_cached=run.facts_cached, embed_tokens=run.embed_tokens,
         )
 
 
@@ -339,6 +343,12 @@ class SuiteResult:
     model: str = ""  # the model's label in a run of several (--chunkeval-model A,B; models.py), else ""
 
     @property
+    def content_digest(self) -> str:
+        """Which suite this is by content, not path (``comparable.suite_digest``): the frontier keeps suites apart
+        by it."""
+        return suite_digest(self.corpus_hash, {qid: q.as_dict() for qid, q in self.queries.items()})
+
+    @property
     def heading(self) -> str:
         """How tables and Markdown name the suite: its key, and the phrasing when it is not the default sentence,
         so a keyword suite's rows read as keyword rows next to the sentence suite over the same corpus."""
@@ -385,6 +395,7 @@ class SuiteResult:
             "query_set": {qid: q.as_dict() for qid, q in self.queries.items()},
             "file_lines": self.file_lines,
             "corpus_hash": self.corpus_hash,
+            "content_digest": self.content_digest,
             "corpus_files": self.corpus_files,
             "strategies": {name: s.to_entry() for name, s in self.strategies.items()},
             **({"phrasing": self.phrasing} if self.phrasing != "sentence" else {}),

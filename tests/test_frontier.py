@@ -23,12 +23,14 @@ from pytest_chunkeval.vocabulary import LINES, NDCG, metric_key
 KEY = metric_key(NDCG, 10)
 
 
-def entry(values: list[float], size: int, *, strategy: str, chunks: int = 10, embed: float = 1.0,
+def entry(values: list[float], size: int, *, strategy: str, chunks: int = 10, tokens: int | None = 1000,
           family: str = "", params: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None,
           mode: str = "hybrid") -> dict[str, Any]:
+    """A report entry (``tokens`` None: a report from before ``embed_tokens`` was recorded)."""
     out: dict[str, Any] = {
         "skipped": None, "strategy": strategy, "retrieval": mode,
-        "index": {"bytes": size, "chunk_count": chunks, "cost": {"embed_seconds": embed}},
+        "index": {"bytes": size, "chunk_count": chunks, "cost": {"embed_seconds": 1.0},
+                  **({"embed_tokens": tokens} if tokens is not None else {})},
         "queries": {f"q{i}": {"metrics": {LINES: {KEY: v}, "file": {KEY: 1.0}}} for i, v in enumerate(values)},
     }
     if family:
@@ -42,7 +44,7 @@ def report(suites: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
 
 
 def point(label: str, quality: float, cost: float, default: bool = False) -> Point:
-    return Point("s", "hybrid", label, label, {}, default, {"bytes": cost, "chunks": cost, "embed_seconds": cost},
+    return Point("s", "hybrid", label, label, {}, default, {"bytes": cost, "chunks": cost, "embed_tokens": cost},
                  {"s": {"q": quality}})
 
 
@@ -230,3 +232,36 @@ def test_the_chart_can_hold_only_the_pooled_panels(tmp_path: Path) -> None:
 
     assert size(every) == (3 * 640, 2 * 460)  # six panels, three a row
     assert size(pooled) == (2 * 640, 460)  # the two pooled ones
+
+
+def test_points_equal_on_both_axes_and_pooled_points_list_their_values_as_numbers() -> None:
+    sizes = (2000, 500, 1000)
+    grid = {f"w[size={s}]": entry([0.5], 100, strategy=f"w[size={s}]", family="w", params={"size": s},
+                                 defaults={"size": 1000}) for s in sizes}
+    points, _ = report_points([report({"a": grid, "b": grid})])
+    pooled, _ = pool(points)
+    assert [p.label for p in pooled] == ["w[size=500]", "w[size=1000]", "w[size=2000]"]  # as text: 1000, 2000, 500
+    panel = analyse(points, "lines:ndcg@10", "bytes").panels[0]
+    assert [p.label for p in panel.points] == ["w[size=500]", "w[size=1000]", "w[size=2000]"]
+
+
+def test_the_embedding_cost_is_the_tokens_embedded_whatever_the_cache_held(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # b shares a's texts, so when it was built every text came from the cache: 0.0 seconds, the same tokens.
+    a = entry([0.5, 0.5], 100, strategy="a", tokens=4_000)
+    b = entry([0.6, 0.6], 100, strategy="b", tokens=4_000)
+    b["index"]["cost"]["embed_seconds"] = 0.0
+    c = entry([0.7, 0.7], 300, strategy="c", tokens=9_000)
+    old = entry([0.9, 0.9], 50, strategy="old", tokens=None)  # a report from before embed_tokens
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(report({"s": {"a": a, "b": b, "c": c, "old": old}})))
+    assert main(["frontier", str(path), "--cost", "embed_tokens"]) == 0
+    out = capsys.readouterr().out
+    assert "NDCG@10 lines against embed tokens" in out
+    rows = {line.split()[0]: line for line in out.splitlines() if line[:1] == " " and line.split()[:1] in (["a"], ["b"], ["c"])}
+    assert "dominated by b" in rows["a"] and "4,000" in rows["b"] and "★ frontier" in rows["c"]
+    assert "left out: 1 point(s) of s whose report does not record embed tokens" in out
+    assert main(["frontier", str(path)]) == 0  # by index size the old point is in, its token cell empty
+    old_row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(" old "))
+    assert old_row.split()[4] == "—"

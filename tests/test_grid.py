@@ -198,3 +198,18 @@ def test_a_label_reads_back_to_its_strategy_and_values() -> None:
     point = (("size", 1000), ("merge", "greedy"), ("preserve_context", True), ("ratio", 0.5))
     assert parse_label(label("ast", point)) == ("ast", point)
     assert parse_label("fixed_size") is None
+
+
+def test_labels_sort_by_strategy_then_values_as_numbers_where_they_are_numbers() -> None:
+    from pytest_chunkeval.grid import sort_key
+
+    shuffled = ["fixed_size[size=2000,overlap=0]", "fixed_size", "ast", "fixed_size[size=500,overlap=100]",
+                "fixed_size[size=1000,overlap=0]", "fixed_size[size=500,overlap=0]", "ast[merge=greedy,ratio=0.25]",
+                "ast[merge=greedy,ratio=0.125]", "ast[merge=off,ratio=0.125]", "ast-x"]
+    assert sorted(shuffled, key=sort_key) == [
+        "ast", "ast[merge=greedy,ratio=0.125]", "ast[merge=greedy,ratio=0.25]", "ast[merge=off,ratio=0.125]",
+        "ast-x", "fixed_size", "fixed_size[size=500,overlap=0]", "fixed_size[size=500,overlap=100]",
+        "fixed_size[size=1000,overlap=0]", "fixed_size[size=2000,overlap=0]"]
+    # Numbers before words within one parameter, booleans as written (false before true).
+    assert sorted(["s[x=true]", "s[x=10]", "s[x=false]", "s[x=9]"], key=sort_key) == [
+        "s[x=9]", "s[x=10]", "s[x=false]", "s[x=true]"]

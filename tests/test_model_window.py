@@ -48,6 +48,16 @@ def test_window_and_tokenizer_come_from_the_model_directory_without_loading_it(t
     assert Embedder().max_tokens == 256 and "#window" not in Embedder().cache_id
 
 
+def test_the_tokens_embedding_reads_count_the_specials_and_stop_at_the_window(tmp_path: Path) -> None:
+    """``index.embed_tokens``: what the model reads of each text, as the embedder truncates it at its window."""
+    tokens = Embedder(str(model_copy(tmp_path / "m128"))).tokens
+    short, long = "def f(): return 1", "x = 1\n" * 200
+    counts = [tokens.count(t) - tokens.specials for t in (short, long)]  # as the chunking records them
+    assert tokens.specials == 2 and tokens.count(long) > 128
+    assert tokens.read(counts) == tokens.count(short) + 128
+    assert tokens.read([]) == 0
+
+
 def test_window_falls_back_like_sentence_transformers(tmp_path: Path) -> None:
     """No sentence_bert_config.json: the smaller of the tokenizer's and the model's maximum, as ST does."""
     folder = model_copy(tmp_path / "m", window=None)

@@ -56,3 +56,16 @@ def test_a_serial_run_and_an_xdist_merge_order_suites_and_strategies_alike(tmp_p
     merged, _ = merge([WorkerResults.loads(p.dumps()) for p in parts], "file_level", MODES)
     assert list(merged) == list(serial)
     assert {k: list(s.strategies) for k, s in merged.items()} == {k: list(s.strategies) for k, s in serial.items()}
+
+
+def test_grid_points_follow_their_strategy_with_values_in_numeric_order(tmp_path: Path) -> None:
+    names = ["fixed_size[size=2000]", "fixed_size[size=500]", "zeta", "fixed_size[size=1000]", "file_level"]
+    runs = [StrategyRun(suite=_suite(tmp_path, "a"), name=n, mode="vector", skipped="nothing to do") for n in names]
+    (suite,) = collect(runs, tmp_path, "file_level", ("vector",)).values()
+    assert list(suite.strategies) == ["file_level", "fixed_size[size=500]", "fixed_size[size=1000]",
+                                      "fixed_size[size=2000]", "zeta"]  # as text: 1000, 2000, 500
+    entry = suite.to_entry()
+    scrambled = WorkerResults(suites={"golden/a/queries.yaml": {
+        **entry, "strategies": dict(reversed(list(entry["strategies"].items())))}})
+    merged, _ = merge([scrambled], "file_level", ("vector",))
+    assert list(merged["golden/a/queries.yaml"].strategies) == list(suite.strategies)

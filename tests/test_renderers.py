@@ -30,6 +30,7 @@ from pytest_chunkeval.output.markdown import append_step_summary, document
 from pytest_chunkeval.output.misses import unheld_lines
 from pytest_chunkeval.output.report import Summary, build_report
 from pytest_chunkeval.output.tables import comparison_table, index_table, retrieval_table, summary_text
+from pytest_chunkeval.report_file import shape_problem
 from pytest_chunkeval.results import (
     ChunkSpan,
     IndexInfo,
@@ -330,6 +331,7 @@ def test_the_pull_request_comment_is_the_markdown_report_under_its_marker() -> N
 
 def test_the_json_report_writes_the_stored_judgement_and_verdict(tmp_path: Path) -> None:
     report = json.loads(json.dumps(build_report(_summary(), tmp_path), allow_nan=False))
+    assert shape_problem(report) is None  # the shape readers check stored reports against (report_file)
     entries = report["suites"][KEY]["strategies"]
     assert list(entries) == ["file_level", "ast", "peers", "crashy", "java_only"]
     assert entries["ast"]["vs_baseline"] == STORED_VS

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_chunkeval.frontier.pareto import best, dominator, frontier
-from pytest_chunkeval.frontier.points import Point, report_points
+from pytest_chunkeval.frontier.points import COST_LABELS, Point, report_points
 from pytest_chunkeval.frontier.pooled import pool
 from pytest_chunkeval.frontier.significance import RESAMPLES, SEED, Versus, against_defaults
+from pytest_chunkeval.grid import sort_key
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Frontier:
 def panel(points: Sequence[Point], cost: str, *, pooled: bool = False, resamples: int = RESAMPLES,
           seed: int = SEED) -> Panel:
     top = best(points, cost)
-    ordered = tuple(sorted(points, key=lambda p: (p.costs[cost], -p.quality, p.label)))
+    ordered = tuple(sorted(points, key=lambda p: (p.costs[cost], -p.quality, sort_key(p.label), p.label)))
     beaten = {p.label: d.label for p in points if (d := dominator(p, points, cost)) is not None}
     return Panel(top.suite, top.mode, ordered, tuple(frontier(points, cost)), beaten, top,
                  tuple(against_defaults(top, points, resamples=resamples, seed=seed)), pooled)
@@ -45,6 +46,12 @@ def analyse(points: Sequence[Point], metric: str, cost: str, *, resamples: int =
             seed: int = SEED) -> Frontier:
     """Panels for every (suite, mode) in the points' order, then the pooled panels (modes with two suites or more)."""
     out = Frontier(metric, cost)
+    unmeasured = [p for p in points if cost not in p.costs]
+    if unmeasured:
+        points = [p for p in points if cost in p.costs]
+        suites = ", ".join(dict.fromkeys(p.suite for p in unmeasured))
+        out.notes.append(f"left out: {len(unmeasured)} point(s) of {suites} whose report does not record "
+                         f"{COST_LABELS[cost]} (written before it was recorded; evaluate again to measure it)")
     groups: dict[tuple[str, str], list[Point]] = {}
     for p in points:
         groups.setdefault((p.suite, p.mode), []).append(p)
@@ -59,12 +66,14 @@ def analyse(points: Sequence[Point], metric: str, cost: str, *, resamples: int =
 
 
 def from_reports(reports: Sequence[Mapping[str, Any]], metric: str | None, cost: str, *, resamples: int = RESAMPLES,
-                 seed: int = SEED) -> Frontier:
-    """The frontier of one or more JSON reports (``metric`` None: line-projected NDCG at the report's k)."""
+                 seed: int = SEED, names: Sequence[str] | None = None) -> Frontier:
+    """The frontier of one or more JSON reports (``metric`` None: line-projected NDCG at the report's k; ``names``:
+    how notes and errors name the reports). ``frontier.suites.SuiteConflict`` when their suites cannot be told
+    apart."""
     from pytest_chunkeval.frontier.points import default_metric
 
     metric = metric or default_metric(int(reports[0].get("k", 10)) if reports else 10)
-    points, notes = report_points(reports, metric)
+    points, notes = report_points(reports, metric, names)
     result = analyse(points, metric, cost, resamples=resamples, seed=seed)
     result.notes[:0] = notes
     return result

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
@@ -12,6 +11,7 @@ from typing import Any
 
 from pytest_chunkeval.frontier.points import COSTS, default_metric, parse_metric
 from pytest_chunkeval.frontier.significance import RESAMPLES, SEED
+from pytest_chunkeval.report_file import ReportError, read_report
 
 
 def add_parser(top: Any) -> None:
@@ -40,6 +40,7 @@ def add_parser(top: Any) -> None:
 def run(args: argparse.Namespace, given: Any = None) -> int:
     from pytest_chunkeval.frontier import render
     from pytest_chunkeval.frontier.analysis import from_reports
+    from pytest_chunkeval.frontier.suites import SuiteConflict
 
     if args.metric:
         try:
@@ -48,11 +49,16 @@ def run(args: argparse.Namespace, given: Any = None) -> int:
             print(f"chunkeval frontier: --metric: {exc}", file=sys.stderr)
             return 2
     try:
-        reports = [json.loads(p.read_text(encoding="utf-8")) for p in args.reports]
-    except (OSError, ValueError) as exc:
+        reports = [read_report(p) for p in args.reports]
+    except ReportError as exc:
         print(f"chunkeval frontier: {exc}", file=sys.stderr)
         return 2
-    result = from_reports(reports, args.metric, args.cost, resamples=args.resamples, seed=args.seed)
+    try:
+        result = from_reports(reports, args.metric, args.cost, resamples=args.resamples, seed=args.seed,
+                              names=[str(p) for p in args.reports])
+    except SuiteConflict as exc:
+        print(f"chunkeval frontier: {exc}", file=sys.stderr)
+        return 2
     if not result.panels:
         print("chunkeval frontier: no scored points with that metric in the reports", file=sys.stderr)
         return 1

@@ -10,7 +10,7 @@ mode too, but answers a narrower question (what fits one generator's context of 
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,10 +18,12 @@ from pytest_chunkeval.grid import parse_label
 from pytest_chunkeval.results import report_modes
 from pytest_chunkeval.vocabulary import DEFAULT_K, LINES, NDCG, metric_key, mode_metric, split_mode_metric
 
-#: The cost axes: what a point's ``index`` entry says it cost. bytes: the index on disk; chunks: rows (vectors);
-#: embed_seconds: embedding its texts when it was built (``index.cost``; 0 when every text came from the cache then).
-COSTS = ("bytes", "chunks", "embed_seconds")
-COST_LABELS = {"bytes": "index KB", "chunks": "chunks", "embed_seconds": "embed s"}
+#: The cost axes: what a point's ``index`` entry says it costs. bytes: the index on disk; chunks: rows (vectors);
+#: embed_tokens: the tokens the model reads to embed all its texts (``index.embed_tokens``), whatever the cache held.
+#: Not the seconds embedding took when the index was built (``index.cost``): those were 0.0 for a point whose texts
+#: another point had embedded first, and differ with the machine and its load, so they rank points by run order.
+COSTS = ("bytes", "chunks", "embed_tokens")
+COST_LABELS = {"bytes": "index KB", "chunks": "chunks", "embed_tokens": "embed tokens"}
 
 #: suite key -> query id -> the quality of one query
 PerQuery = Mapping[str, Mapping[str, float]]
@@ -42,7 +44,7 @@ class Point:
     family: str  # the strategy: ``fixed_size``
     params: Mapping[str, Any]
     default: bool  # today's default of its strategy (the plain strategy, or the point at the factory's defaults)
-    costs: Mapping[str, float]
+    costs: Mapping[str, float]  # every axis of COSTS the report records
     per_query: PerQuery = field(default_factory=dict)  # suite -> query id -> quality
 
     @property
@@ -82,9 +84,13 @@ def _identity(entry: Mapping[str, Any], key: str) -> tuple[str, str, dict[str, A
 
 
 def _costs(entry: Mapping[str, Any]) -> dict[str, float]:
+    """The point's costs; ``embed_tokens`` only when the report records it (older reports do not: no number is
+    better than a made-up one)."""
     index = entry.get("index") or {}
-    return {"bytes": float(index.get("bytes", 0)), "chunks": float(index.get("chunk_count", 0)),
-            "embed_seconds": float((index.get("cost") or {}).get("embed_seconds", 0.0))}
+    out = {"bytes": float(index.get("bytes", 0)), "chunks": float(index.get("chunk_count", 0))}
+    if "embed_tokens" in index:
+        out["embed_tokens"] = float(index["embed_tokens"])
+    return out
 
 
 def _mark_defaults(raw: list[tuple[str, str, dict[str, Any], dict[str, Any]]]) -> set[str]:
@@ -120,15 +126,20 @@ def suite_points(key: str, suite: Mapping[str, Any], modes: tuple[str, ...], met
     return out
 
 
-def report_points(reports: Iterable[Mapping[str, Any]], metric: str | None = None) -> tuple[list[Point], list[str]]:
-    """Every point of every report, and notes (a suite two reports share: the later one's entries replace the
-    earlier's). ``metric`` defaults to :func:`default_metric` at the first report's k."""
+def report_points(reports: Sequence[Mapping[str, Any]], metric: str | None = None,
+                  names: Sequence[str] | None = None) -> tuple[list[Point], list[str]]:
+    """Every point of every report, and notes. Suites are told apart by content (:mod:`.suites`): a key two reports
+    share names one suite when their contents are equal (the later report's entries replace the earlier's) and one
+    suite per content otherwise. ``names`` name the reports in notes and errors; ``metric`` defaults to
+    :func:`default_metric` at the first report's k."""
+    from pytest_chunkeval.frontier.suites import suite_names
+
+    shown, notes = suite_names(reports, names or [f"report {i + 1}" for i in range(len(reports))])
     found: dict[tuple[str, str, str], Point] = {}
-    notes: list[str] = []
-    for report in reports:
+    for i, report in enumerate(reports):
         metric = metric or default_metric(int(report.get("k", DEFAULT_K)))
         for key, suite in (report.get("suites") or {}).items():
-            for p in suite_points(key, suite, report_modes(report), metric):
+            for p in suite_points(shown[(i, key)], suite, report_modes(report), metric):
                 if (p.suite, p.mode, p.label) in found:
                     notes.append(f"{p.suite}: {p.label} ({p.mode}) is in several reports; the last one's is used")
                 found[(p.suite, p.mode, p.label)] = p

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pytest_chunkeval.frontier.points import COSTS, Point
+from pytest_chunkeval.grid import sort_key
 
 
 def pooled_label(suites: int) -> str:
@@ -18,8 +19,8 @@ def pooled_label(suites: int) -> str:
 
 
 def pool(points: Sequence[Point]) -> tuple[list[Point], list[str]]:
-    """Per retrieval mode with at least two suites, the pooled points (mode order as first seen, labels sorted), and
-    the labels left out because some suite lacks them."""
+    """Per retrieval mode with at least two suites, the pooled points (mode order as first seen, labels in
+    ``grid.sort_key`` order: numbers as numbers), and the labels left out because some suite lacks them."""
     out: list[Point] = []
     left_out: list[str] = []
     modes = list(dict.fromkeys(p.mode for p in points))
@@ -31,7 +32,7 @@ def pool(points: Sequence[Point]) -> tuple[list[Point], list[str]]:
         by_label: dict[str, list[Point]] = {}
         for p in of_mode:
             by_label.setdefault(p.label, []).append(p)
-        for label in sorted(by_label):
+        for label in sorted(by_label, key=lambda name: (sort_key(name), name)):
             group = by_label[label]
             if len(group) < len(suites):
                 left_out.append(f"{label} ({mode}): on {len(group)} of {len(suites)} suites")
@@ -39,7 +40,7 @@ def pool(points: Sequence[Point]) -> tuple[list[Point], list[str]]:
             first = group[0]
             out.append(Point(
                 pooled_label(len(suites)), mode, label, first.family, first.params, all(p.default for p in group),
-                {c: sum(p.costs[c] for p in group) for c in COSTS},
+                {c: sum(p.costs[c] for p in group) for c in COSTS if all(c in p.costs for p in group)},
                 {s: q for p in group for s, q in p.per_query.items()},
             ))
     return out, left_out

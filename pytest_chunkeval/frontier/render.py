@@ -21,10 +21,10 @@ def metric_label(metric: str) -> str:
 
 
 def cost_cell(p: Point, cost: str) -> str:
-    value = p.costs[cost]
-    if cost == "bytes":
-        return f"{value / 1024:,.0f}"
-    return f"{value:,.0f}" if cost == "chunks" else f"{value:,.1f}"
+    value = p.costs.get(cost)
+    if value is None:  # not recorded by the point's report
+        return "—"
+    return f"{value / 1024:,.0f}" if cost == "bytes" else f"{value:,.0f}"
 
 
 def _status(panel: Panel, p: Point) -> str:

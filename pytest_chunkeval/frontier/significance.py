@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_chunkeval.frontier.points import PerQuery, Point
+from pytest_chunkeval.grid import sort_key
 from pytest_chunkeval.scoring.family import adjust
 from pytest_chunkeval.scoring.stats import paired_test
 
@@ -73,7 +74,8 @@ def against_defaults(best: Point, points: Sequence[Point], *, resamples: int = R
                      seed: int = SEED) -> list[Versus]:
     """The best point against each default point of ``points`` other than itself, Holm-adjusted over every
     candidate-against-default comparison of ``points`` (candidates: the points that are not defaults, and the best)."""
-    defaults = sorted((p for p in points if p.default and p.label != best.label), key=lambda p: p.label)
+    defaults = sorted((p for p in points if p.default and p.label != best.label),
+                      key=lambda p: (sort_key(p.label), p.label))
     candidates = [p for p in points if (not p.default or p.label == best.label)]
     family = [(c, d) for c in candidates for d in defaults if c.label != d.label]
     tested = {(c.label, d.label): _compare(c, d, resamples, seed) for c, d in family}

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -101,6 +101,12 @@ class ModelTokens:
         if not self._specials:
             self._specials.append(len(self.tokenizer.encode("").ids))
         return self._specials[0]
+
+    def read(self, counts: Iterable[int]) -> int:
+        """Tokens the model reads to embed texts of ``counts`` tokens each (counted without the specials, as
+        ``BuildFacts.tokens`` holds them): each with its specials, cut at the window as the embedder truncates. The
+        embedding cost of an index whatever the cache holds: the frontier's ``embed tokens`` axis."""
+        return sum(min(n + self.specials, self.window) for n in counts)
 
     def token_starts(self, text: str) -> tuple[list[int], int]:
         """Character offsets where each token of ``text`` starts (special tokens left out), and their number."""
