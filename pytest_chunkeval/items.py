@@ -16,6 +16,7 @@ import pytest
 
 from pytest_chunkeval.golden import GoldenError, GoldenSuite
 from pytest_chunkeval.grid import keyword
+from pytest_chunkeval.output.escape import log_text
 from pytest_chunkeval.strategy import Registration
 from pytest_chunkeval.tolerated import MARK_ARGS, dependency_warnings
 from pytest_chunkeval.vocabulary import RECALL, metric_key
@@ -209,14 +210,16 @@ def describe_outcome(outcome: QueryOutcome, k: int) -> list[str]:
     from pytest_chunkeval.scoring.metrics import chunk_grade
 
     q = outcome.query
-    lines = [f"query {q.id!r}: {q.text}", "relevant:"]
+    # A file name or a query's text may hold a newline: shown escaped, it can never start a line of the log of its
+    # own (a workflow command in GitHub Actions).
+    lines = [f"query {q.id!r}: {log_text(q.text)}", "relevant:"]
     for r in q.relevant:
         span = f" lines {r.lines[0]}-{r.lines[1]}" if r.lines else ""
-        lines.append(f"  {r.path}{span} (grade {r.grade})")
+        lines.append(f"  {log_text(r.path)}{span} (grade {r.grade})")
     lines.append(f"top {k} retrieved:")
     for i, hit in enumerate(outcome.ranking, 1):
         mark = "✓" if chunk_grade(hit.path, hit.start_line, hit.end_line, q.relevant) else " "
-        lines.append(f"  {i:2d}. {mark} {hit.path}:{hit.start_line}-{hit.end_line}  score {hit.score:.4f}")
+        lines.append(f"  {i:2d}. {mark} {log_text(hit.path)}:{hit.start_line}-{hit.end_line}  score {hit.score:.4f}")
     if not outcome.ranking:
         lines.append("  (nothing)")
     m = outcome.metrics
@@ -298,7 +301,7 @@ class QualityItem(EvalItem):
                 raise ReportedFailure(
                     f"{name} claims to be lossless but {len(q.uncovered)} of {q.lines_checked} non-blank lines"
                     " are in no chunk:\n"
-                    + "\n".join(f"  {u}" for u in q.uncovered[:15])
+                    + "\n".join(f"  {log_text(str(u))}" for u in q.uncovered[:15])
                 )
         elif self.check == "size-limit":
             if q.max_chunk_size is None:
@@ -307,7 +310,7 @@ class QualityItem(EvalItem):
                 raise ReportedFailure(
                     f"{len(q.over_limit)} of {q.chunks} chunks exceed {name}'s limit of"
                     f" {q.max_chunk_size} {q.size_unit}:\n"
-                    + "\n".join(f"  {o}" for o in q.over_limit[:15])
+                    + "\n".join(f"  {log_text(str(o))}" for o in q.over_limit[:15])
                 )
         elif self.check == "fallback":
             limit = state_of(self).options.max_fallback
@@ -317,7 +320,7 @@ class QualityItem(EvalItem):
                     f"{name}'s own chunking failed on {len(facts.fallbacks)} of {facts.files_handled} files "
                     f"({share:.0%}), more than chunkeval_max_fallback allows ({limit:.0%}): those files were cut into "
                     f"fixed windows instead, so this row does not measure {name} there.\n"
-                    f"first: {facts.fallbacks[0]}\n"
+                    f"first: {log_text(str(facts.fallbacks[0]))}\n"
                     "Fix the strategy, or allow a share explicitly: --chunkeval-max-fallback=0.1 "
                     "(ini chunkeval_max_fallback)"
                 )
@@ -329,7 +332,7 @@ class QualityItem(EvalItem):
             if q.over_window:
                 raise ReportedFailure(
                     f"{name} promises every chunk fits, but {summary}:\n"
-                    + "\n".join(f"  {e}" for e in q.over_window_examples)
+                    + "\n".join(f"  {log_text(str(e))}" for e in q.over_window_examples)
                 )
 
 
@@ -373,7 +376,7 @@ class GateItem(EvalItem):
                 lines += [
                     f"  {q}: {run.outcomes[q].metrics[t.mode][metric]:.3f}"
                     f" vs {base.outcomes[q].metrics[t.mode][metric]:.3f}"
-                    f" — {run.outcomes[q].query.text}"
+                    f" — {log_text(run.outcomes[q].query.text)}"
                     for q in worst
                 ]
             raise ReportedFailure("\n".join(lines))
@@ -400,7 +403,7 @@ class ComparisonItem(EvalItem):
         if cmp.status in ("new", "removed", "skipped"):
             pytest.skip(f"{node.reg.name}: no comparison ({cmp.status}: {cmp.reason})")
         if cmp.failed:
-            raise ReportedFailure("\n".join(self.describe(cmp)))
+            raise ReportedFailure("\n".join(map(log_text, self.describe(cmp))))
 
     def describe(self, cmp: Any) -> list[str]:
         state = state_of(self)

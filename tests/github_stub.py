@@ -1,6 +1,8 @@
 """A stand-in for GitHub's REST API: a real HTTP server on 127.0.0.1 (a thread) that keeps one pull request's
-comments, pages them as GitHub does (``Link: <...>; rel="next"``), records every request, and gives queued answers
-(refusals, rate limits) before the real ones. tests/test_github_comment.py and tests/test_action.py use it."""
+comments (each with its author), pages them as GitHub does (``Link: <...>; rel="next"``), deletes them, answers
+``GET /user`` as the workflow's token gets it (403) unless told a login, records every request, and gives queued
+answers (refusals, rate limits, redirects, raw bytes, a body trickled a byte at a time) to the comment endpoints
+before the real ones. tests/test_github_comment.py and tests/test_action.py use it."""
 from __future__ import annotations
 
 import json
@@ -15,6 +17,15 @@ from typing import Any
 
 REPO, PR = "octo/widgets", 7
 TOKEN = "ghs_test-token-0123456789"
+BOT = "github-actions[bot]"  # who the workflow's token writes as
+
+
+@dataclass
+class Trickle:
+    """A 200 answer whose body (``size`` bytes, as Content-Length says) is sent one byte every ``every`` seconds."""
+
+    size: int = 100_000
+    every: float = 0.002
 
 
 @dataclass
@@ -33,18 +44,29 @@ class FakeGitHub:
     url: str = ""
     comments: list[dict[str, Any]] = field(default_factory=list)
     per_page: int = 100  # GitHub's maximum; a test lowers it to get several pages
-    queued: list[tuple[int, dict[str, str], dict[str, Any]]] = field(default_factory=list)
+    queued: list[tuple[int, dict[str, str], Any]] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
     next_id: int = 1000
+    user: tuple[int, Any] = (403, {"message": "Resource not accessible by integration"})  # GET /user
+    stopped: threading.Event = field(default_factory=threading.Event)
 
-    def add(self, body: str) -> dict[str, Any]:
+    @property
+    def login(self) -> str:
+        """Who the token writes as: the login /user names, else the workflow's bot."""
+        status, data = self.user
+        return str(data["login"]) if status == 200 else BOT
+
+    def add(self, body: str, author: str = BOT) -> dict[str, Any]:
         self.next_id += 1
-        comment = {"id": self.next_id, "body": body, "html_url": f"https://github.test/{REPO}/pull/{PR}#c{self.next_id}"}
+        comment = {"id": self.next_id, "body": body, "user": {"login": author},
+                   "html_url": f"https://github.test/{REPO}/pull/{PR}#c{self.next_id}"}
         self.comments.append(comment)
         return comment
 
     def answer(self, method: str, path: str, query: dict[str, list[str]], body: Any
                ) -> tuple[int, dict[str, str], Any]:
+        if path == "/user":
+            return self.user[0], {}, self.user[1]
         if self.queued:
             return self.queued.pop(0)
         listing = f"/repos/{REPO}/issues/{PR}/comments"
@@ -58,14 +80,17 @@ class FakeGitHub:
                                    f'<{self.url}{listing}?per_page={per_page}&page=99>; rel="last"')
             return 200, headers, items
         if method == "POST" and path == listing:
-            return 201, {}, self.add(body["body"])
+            return 201, {}, self.add(body["body"], self.login)
         match = re.fullmatch(rf"/repos/{REPO}/issues/comments/(\d+)", path)
-        if method == "PATCH" and match:
-            comment = next((c for c in self.comments if c["id"] == int(match.group(1))), None)
-            if comment is None:
-                return 404, {}, {"message": "Not Found"}
+        comment = next((c for c in self.comments if match and c["id"] == int(match.group(1))), None)
+        if comment is None:
+            return 404, {}, {"message": "Not Found"}
+        if method == "PATCH":
             comment["body"] = body["body"]
             return 200, {}, comment
+        if method == "DELETE":
+            self.comments.remove(comment)
+            return 204, {}, None
         return 404, {}, {"message": "Not Found"}
 
 
@@ -83,7 +108,10 @@ def serve() -> Iterator[FakeGitHub]:
             state.requests.append(Recorded(self.command, split.path, urllib.parse.parse_qs(split.query),
                                            dict(self.headers.items()), body))
             status, headers, data = state.answer(self.command, split.path, urllib.parse.parse_qs(split.query), body)
-            payload = json.dumps(data).encode()
+            if isinstance(data, Trickle):
+                self._trickle(data)
+                return
+            payload = data if isinstance(data, bytes) else b"" if data is None else json.dumps(data).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
@@ -92,7 +120,21 @@ def serve() -> Iterator[FakeGitHub]:
             self.end_headers()
             self.wfile.write(payload)
 
-        do_GET = do_POST = do_PATCH = _serve
+        def _trickle(self, how: Trickle) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(how.size))
+            self.end_headers()
+            self.wfile.flush()
+            try:
+                for _ in range(how.size):
+                    if state.stopped.wait(how.every):
+                        return
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+            except OSError:  # the client gave up: what the test wants
+                return
+
+        do_GET = do_POST = do_PATCH = do_DELETE = _serve
 
         def log_message(self, format: str, *args: Any) -> None:  # keep the test output clean
             pass
@@ -104,5 +146,6 @@ def serve() -> Iterator[FakeGitHub]:
     try:
         yield state
     finally:
+        state.stopped.set()
         server.shutdown()
         server.server_close()

@@ -202,11 +202,27 @@ def test_a_failed_evaluation_is_commented_then_fails_the_action(runner: dict[str
     (posted,) = api.comments
     assert posted["body"].startswith("<!-- pytest-chunkeval -->\n# pytest-chunkeval report")
     assert f"[the workflow run](https://github.test/{REPO}/actions/runs/99)" in posted["body"]
-    assert [r.headers["Authorization"] for r in api.requests] == [f"Bearer {TOKEN}"] * 2
+    # Who the token writes as, the comments, the post, the comments again (an overlapping run's duplicate).
+    assert [f"{r.method} {r.path}" for r in api.requests] == [
+        "GET /user", f"GET /repos/{REPO}/issues/{PR}/comments", f"POST /repos/{REPO}/issues/{PR}/comments",
+        f"GET /repos/{REPO}/issues/{PR}/comments"]
+    assert [r.headers["Authorization"] for r in api.requests] == [f"Bearer {TOKEN}"] * 4
     assert result.ran["Fail when the evaluation failed"].code == 1 and result.failed == "Fail when the evaluation failed"
 
     again = run(runner, {"comment-marker": "suite b"}, PULL_REQUEST, AFTER, FAKE_REPORT=REPORT)
     assert again.failed is None and len(api.comments) == 2 and api.comments[1]["body"].startswith("<!-- suite b -->")
+
+
+def test_comment_author_names_whose_marked_comment_is_edited(runner: dict[str, Any], api: FakeGitHub) -> None:
+    """An app's token cannot read /user: comment-author says who it writes as; anyone else's marked comment stays."""
+    ours = api.add("<!-- pytest-chunkeval -->\nthe last run's", author="our-app[bot]")
+    theirs = api.add("<!-- pytest-chunkeval -->\nlooks like a report", author="mallory")
+    result = run(runner, {"comment-author": "our-app[bot]"}, PULL_REQUEST, AFTER, FAKE_REPORT=REPORT)
+    assert result.ran["Comment on the pull request"].code == 0, result.ran["Comment on the pull request"].stderr
+    assert ours["body"].startswith("<!-- pytest-chunkeval -->\n# pytest-chunkeval report")
+    assert theirs["body"].endswith("looks like a report") and len(api.comments) == 2
+    assert "/user" not in [r.path for r in api.requests]
+    assert "`mallory`" in result.ran["Comment on the pull request"].summary
 
 
 def test_the_comment_is_skipped_off_pull_requests_and_when_turned_off(runner: dict[str, Any], api: FakeGitHub) -> None:
@@ -317,6 +333,9 @@ def test_the_documented_workflow_is_minimal_and_complete(where: str) -> None:
     flow = yaml.safe_load(text.split("```yaml\n", 1)[1].split("```", 1)[0])
     (job,) = flow["jobs"].values()
     assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    # One run per pull request: overlapping runs would race to create the comment (issue 28).
+    concurrency = flow["concurrency"]
+    assert "github.event.pull_request.number" in (concurrency if isinstance(concurrency, str) else concurrency["group"])
     checkout, ours = job["steps"]
     assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["fetch-depth"] == 0
     assert set(ours.get("with", {})) <= set(load_action()["inputs"])

@@ -1,23 +1,50 @@
 """``chunkeval comment`` against a stand-in for GitHub's REST API (tests/github_stub.py: a real HTTP server on
 127.0.0.1). Every test runs the real command (in-process, or as a process where a traceback would show) over real
-HTTP and real files."""
+HTTP and real files; in-process, the client's clock is a fake one (:class:`FakeClock`), so no test sleeps.
+tests/test_github_hostile.py holds the hostile servers and comments."""
 from __future__ import annotations
 
 import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from github_stub import PR, REPO, TOKEN, FakeGitHub, Recorded, serve
 
 from pytest_chunkeval.cli import main
+from pytest_chunkeval.github import api
 from pytest_chunkeval.github.comment import COMMENT_LIMIT, DEFAULT_MARKER, split_sections
 
 ROOT = Path(__file__).resolve().parents[1]
+NOW = 1_700_000_000.0  # the fake wall clock's epoch seconds
+
+
+@dataclass
+class FakeClock:
+    """The client's time: waits are recorded, never slept; ``tick`` is how far each look at the monotonic clock moves
+    it (0: time stands still, so no deadline passes)."""
+
+    tick: float = 0.0
+    now: float = 0.0
+    waits: list[float] = field(default_factory=list)
+
+    def monotonic(self) -> float:
+        self.now += self.tick
+        return self.now
+
+    def as_clock(self) -> api.Clock:
+        return api.Clock(sleep=self.waits.append, wall=lambda: NOW, monotonic=self.monotonic)
+
+
+@pytest.fixture(autouse=True)
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(api, "SYSTEM_CLOCK", fake.as_clock())
+    return fake
 
 
 @pytest.fixture
@@ -73,11 +100,22 @@ def writes(github: FakeGitHub) -> list[Recorded]:
     return [r for r in github.requests if r.method != "GET"]
 
 
+def calls(github: FakeGitHub) -> list[str]:
+    """The requests as ``METHOD path``, the listing's page number added when there is one."""
+    return [f"{r.method} {r.path}" + (f" page {r.query['page'][0]}" if "page" in r.query else "")
+            for r in github.requests]
+
+
+LISTING = f"/repos/{REPO}/issues/{PR}/comments"
+
+
 def test_creates_the_comment_when_none_is_marked(tmp_path: Path, github: FakeGitHub, actions_env: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    github.add("LGTM")  # a reviewer's comment: not ours, left alone
-    github.add("> " + DEFAULT_MARKER + " quoted in a reply")
+    github.add("LGTM", author="reviewer")  # a reviewer's comment: not ours, left alone
+    github.add("> " + DEFAULT_MARKER + " quoted in a reply", author="reviewer")
     assert comment("--markdown", str(report(tmp_path))) == 0
+    # Who the token writes as, the comments, the post, and the comments again (an overlapping run's duplicate).
+    assert calls(github) == ["GET /user", f"GET {LISTING}", f"POST {LISTING}", f"GET {LISTING}"]
     (post,) = writes(github)
     assert post.method == "POST" and post.path == f"/repos/{REPO}/issues/{PR}/comments"
     body = post.body["body"]
@@ -92,12 +130,13 @@ def test_updates_the_marked_comment_in_place_on_a_later_page(tmp_path: Path, git
                                                              actions_env: Path) -> None:
     github.per_page = 2
     for n in range(3):
-        github.add(f"discussion {n}")
+        github.add(f"discussion {n}", author="reviewer")
     ours = github.add(DEFAULT_MARKER + "\nthe previous run's report")
-    github.add("a later reply")
+    github.add("a later reply", author="reviewer")
     assert comment("--markdown", str(report(tmp_path))) == 0
-    pages = [r.query.get("page", ["1"])[0] for r in github.requests if r.method == "GET"]
-    assert pages == ["1", "2"]  # stopped at the page that holds it
+    # Every page is read: a duplicate of ours (or someone else's marked comment) may be on any of them.
+    assert [c for c in calls(github) if c.startswith("GET")] == [
+        "GET /user", f"GET {LISTING}", f"GET {LISTING} page 2", f"GET {LISTING} page 3"]
     (patch,) = writes(github)
     assert patch.method == "PATCH" and patch.path == f"/repos/{REPO}/issues/comments/{ours['id']}"
     assert len(github.comments) == 5 and "| fixed_size | 0.76 |" in ours["body"]
@@ -159,7 +198,7 @@ def test_a_token_that_cannot_write_leaves_a_note_and_exits_0(tmp_path: Path, git
     assert summary.startswith("# the evaluation's own summary\n")
     assert "the PR comment was not posted: the token cannot write to this pull request (a fork's read-only token)" \
         in summary
-    assert [r.method for r in github.requests] == ["GET", "POST"] and github.comments == []
+    assert calls(github) == ["GET /user", f"GET {LISTING}", f"POST {LISTING}"] and github.comments == []
 
 
 def test_other_errors_name_the_status_and_endpoint(tmp_path: Path, github: FakeGitHub, actions_env: Path,
@@ -172,28 +211,26 @@ def test_other_errors_name_the_status_and_endpoint(tmp_path: Path, github: FakeG
 
 
 def test_a_rate_limit_is_waited_out_then_the_comment_is_posted(tmp_path: Path, github: FakeGitHub,
-                                                               actions_env: Path) -> None:
+                                                               actions_env: Path, clock: FakeClock) -> None:
     github.queued = [(403, {"Retry-After": "1"}, {"message": "You have exceeded a secondary rate limit"}),
-                     (429, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()))}, {})]
-    started = time.monotonic()
+                     (429, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(NOW) + 3)}, {})]
     assert comment("--markdown", str(report(tmp_path)), "--max-wait", "5") == 0
-    assert time.monotonic() - started >= 1.0  # it waited as asked
-    assert [r.method for r in github.requests] == ["GET", "GET", "GET", "POST"] and len(github.comments) == 1
+    assert clock.waits == [1.0, 3.0]  # as asked: Retry-After, then until the reset
+    assert calls(github)[1:5] == [f"GET {LISTING}"] * 3 + [f"POST {LISTING}"] and len(github.comments) == 1
 
 
 def test_a_rate_limit_that_outlasts_the_wait_exits_3_with_a_note(tmp_path: Path, github: FakeGitHub,
-                                                                 actions_env: Path,
+                                                                 actions_env: Path, clock: FakeClock,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     github.queued = [(429, {"Retry-After": "3600"}, {"message": "slow down"})]
-    started = time.monotonic()
     assert comment("--markdown", str(report(tmp_path)), "--max-wait", "2") == 3
-    assert time.monotonic() - started < 2  # an hour's wait is not started
-    assert "still rate-limited" in capsys.readouterr().err and len(github.requests) == 1
+    assert clock.waits == []  # an hour's wait is not started
+    assert "still rate-limited" in capsys.readouterr().err and calls(github) == ["GET /user", f"GET {LISTING}"]
     assert "rate limit did not clear in time" in actions_env.read_text()
 
     github.queued = [(403, {"Retry-After": "0"}, {})] * 3  # the retries are bounded too: 1 + 2
     assert comment("--markdown", str(report(tmp_path)), "--max-wait", "2") == 3
-    assert len(github.requests) == 1 + 3
+    assert calls(github)[2:] == ["GET /user"] + [f"GET {LISTING}"] * 3 and clock.waits == [0.0, 0.0]
 
 
 def test_the_token_goes_in_a_header_and_never_in_the_output(tmp_path: Path, github: FakeGitHub, actions_env: Path,
@@ -213,7 +250,8 @@ def test_a_next_page_off_the_api_host_is_not_followed(tmp_path: Path, github: Fa
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     github.queued = [(200, {"Link": '<http://elsewhere.test/steal?page=2>; rel="next"'}, [])]
     assert comment("--markdown", str(report(tmp_path))) == 1
-    assert "refusing to follow a link off 127.0.0.1" in capsys.readouterr().err and len(github.requests) == 1
+    assert "refusing to follow a link off 127.0.0.1" in capsys.readouterr().err
+    assert calls(github) == ["GET /user", f"GET {LISTING}"]
 
 
 def test_dry_run_writes_the_body_and_calls_no_api(tmp_path: Path, github: FakeGitHub, actions_env: Path,

@@ -444,6 +444,9 @@ def test_workflow_is_valid(tmp_path: Path) -> None:
     on = flow[True] if True in flow else flow["on"]  # YAML 1.1 reads a bare `on:` as a boolean
     assert set(on) == {"pull_request", "push"} and on["push"]["branches"] == ["main"]
     assert flow["permissions"] == {"contents": "read", "pull-requests": "write"}
+    # One run per pull request: overlapping runs would race to create the comment (issue 28).
+    assert "github.event.pull_request.number" in flow["concurrency"]["group"]
+    assert flow["concurrency"]["cancel-in-progress"] is True
     checkout, action = flow["jobs"]["chunkeval"]["steps"]
     assert checkout == {"uses": "actions/checkout@v4", "with": {"fetch-depth": 0}}
     assert action["uses"] == ACTION and set(action["with"]) == {"suites"}

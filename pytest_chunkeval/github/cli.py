@@ -1,10 +1,15 @@
 """``chunkeval comment``: post (or update) the Markdown report as a pull-request comment.
 
 Exit status: 0 posted, dry run, or not permitted (a 403/404: a fork's pull request gets a read-only token; the
-evaluation's own result must not turn red over a comment it could never post); 1 any other API or network error;
-2 a usage error (no repository, pull request or token); 3 still rate-limited after the bounded retries. Both "not
-posted" outcomes leave a note in ``$GITHUB_STEP_SUMMARY`` so the reviewer knows where the report is instead.
-The token is read from ``GITHUB_TOKEN`` only: a flag would put it in the process list and in shell history.
+evaluation's own result must not turn red over a comment it could never post); 1 any other API or network error
+(a redirect, an answer that is not the JSON asked for, no full answer within ``--timeout``); 2 a usage error (no
+repository, pull request or token); 3 still rate-limited after the bounded retries (secondary limits included).
+Both "not posted" outcomes leave a note in ``$GITHUB_STEP_SUMMARY`` so the reviewer knows where the report is
+instead. The token is read from ``GITHUB_TOKEN`` only: a flag would put it in the process list and in shell history.
+
+Only a comment that starts with the marker **and** was written by the identity the token acts as (``--author``;
+by default ``GET /user``'s login, or ``github-actions[bot]`` for the workflow's token) is edited: anyone may post a
+comment that starts with the marker, and the summary names such comments instead of touching them.
 """
 from __future__ import annotations
 
@@ -21,12 +26,16 @@ from pytest_chunkeval.github.comment import (
     DEFAULT_MARKER,
     FORBIDDEN_NOTE,
     RATE_LIMIT_NOTE,
+    Posted,
     append_note,
     build_body,
+    foreign_note,
     marker_text,
     not_permitted,
     post,
+    token_author,
 )
+from pytest_chunkeval.output.escape import log_text
 
 EXIT_API_ERROR = 1
 EXIT_USAGE = 2
@@ -56,8 +65,14 @@ def add_parser(top: Any) -> None:
     sub.add_argument("--repo", help="OWNER/NAME (default: GITHUB_REPOSITORY)")
     sub.add_argument("--pr", type=int, help="pull request number (default: pull_request.number of GITHUB_EVENT_PATH)")
     sub.add_argument("--api-url", help=f"REST API base (default: GITHUB_API_URL, else {DEFAULT_API_URL})")
+    sub.add_argument("--author",
+                     help="login whose marked comment is ours to edit (default: the token's own, from GET /user; "
+                          "github-actions[bot] for the workflow's GITHUB_TOKEN, which cannot read /user)")
     sub.add_argument("--max-wait", type=float, default=120.0,
                      help="seconds a rate limit may hold the command, all retries together (%(default)s)")
+    sub.add_argument("--timeout", type=float, default=30.0,
+                     help="seconds one request may take, from connecting to the last byte of the answer "
+                          "(%(default)s)")
     sub.add_argument("--dry-run", action="store_true", help="print the body instead of posting it; no API call")
     sub.add_argument("--output", type=Path, help="write the body to this file instead of posting it (a dry run)")
 
@@ -84,7 +99,7 @@ def _summary_path(env: Mapping[str, str]) -> Path | None:
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"chunkeval comment: {message}", file=sys.stderr)
+    print(f"chunkeval comment: {log_text(message)}", file=sys.stderr)
     return code
 
 
@@ -122,18 +137,31 @@ def run(args: argparse.Namespace, argv: Sequence[str], env: Mapping[str, str] | 
     if missing:
         return _fail("needs " + " and ".join(missing), EXIT_USAGE)
     assert repo is not None and number is not None
-    client = Client(args.api_url or env.get("GITHUB_API_URL") or DEFAULT_API_URL, token, max_wait=args.max_wait)
+    client = Client(args.api_url or env.get("GITHUB_API_URL") or DEFAULT_API_URL, token, max_wait=args.max_wait,
+                    timeout=args.timeout)
     try:
-        posted = post(client, repo, number, body.text, marker)
+        author = args.author or token_author(client)
+        posted = post(client, repo, number, body.text, marker, author)
     except RateLimited as exc:
         append_note(_summary_path(env), RATE_LIMIT_NOTE)
         return _fail(f"not posted, still rate-limited: {exc}", EXIT_RATE_LIMITED)
     except GitHubError as exc:
         if not_permitted(exc):
             append_note(_summary_path(env), FORBIDDEN_NOTE)
-            print(f"chunkeval comment: not posted: the token cannot write to {repo}#{number} ({exc}); "
-                  "the report is in the job summary and the artifact")
+            print(f"chunkeval comment: not posted: the token cannot write to {repo}#{number} "
+                  f"({log_text(str(exc))}); the report is in the job summary and the artifact")
             return 0
         return _fail(f"not posted: {exc}", EXIT_API_ERROR)
-    print(f"chunkeval comment: {posted.action} {posted.url or f'the comment on {repo}#{number}'} ({shown})")
+    _say_posted(posted, author, f"{repo}#{number}", shown, _summary_path(env))
     return 0
+
+
+def _say_posted(posted: Posted, author: str, where: str, shown: str, summary: Path | None) -> None:
+    removed = f"; removed {posted.removed} duplicate{'s' if posted.removed != 1 else ''}" if posted.removed else ""
+    print(f"chunkeval comment: {posted.action} {log_text(posted.url) or f'the comment on {where}'} ({shown})"
+          f"{removed}")
+    if posted.foreign:
+        others = ", ".join(log_text(f"{f.author} {f.url}".strip()) for f in posted.foreign)
+        print(f"chunkeval comment: left alone {len(posted.foreign)} comment(s) with this marker not written by "
+              f"{log_text(author)}: {others}")
+        append_note(summary, foreign_note(posted.foreign, author))

@@ -11,11 +11,13 @@ section shown is whole; a line at the end says how many were left out and links 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_chunkeval.github.api import Client, GitHubError
+from pytest_chunkeval.github.api import Client, GitHubError, RateLimited
+from pytest_chunkeval.output.escape import md_code
 
 DEFAULT_MARKER = "<!-- pytest-chunkeval -->"
 COMMENT_LIMIT = 65_536  # characters, GitHub's maximum comment body
@@ -73,7 +75,7 @@ def build_body(markdown: str | None, *, marker: str = DEFAULT_MARKER, link: str 
                 f"see the log of {where}.\n")
         return Body(text, 0, 0)
     preamble, *sections = split_sections(markdown.rstrip("\n") + "\n")
-    full = f"_Full report: {where}, artifact `{artifact}` (Markdown and JSON)._"
+    full = f"_Full report: {where}, artifact {md_code(artifact)} (Markdown and JSON)._"
 
     def footer(left_out: int) -> str:
         if not left_out:
@@ -95,28 +97,121 @@ def build_body(markdown: str | None, *, marker: str = DEFAULT_MARKER, link: str 
     return Body(text, len(sections), left_out)
 
 
+WORKFLOW_BOT = "github-actions[bot]"  # the author of a comment the workflow's own GITHUB_TOKEN writes
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """A comment that starts with the marker but was written by someone else: never edited, never deleted."""
+
+    author: str
+    url: str
+
+
 @dataclass(frozen=True)
 class Posted:
     action: str  # "created" or "updated"
     url: str
+    removed: int = 0  # our own duplicates deleted (an overlapping run's, or leftovers of one)
+    foreign: tuple[Foreign, ...] = ()
 
 
-def find_comment(client: Client, repo: str, number: int, marker: str) -> dict[str, Any] | None:
-    """The first comment of the pull request whose body starts with the marker (oldest first, every page)."""
-    for comment in client.paginate(f"repos/{repo}/issues/{number}/comments?per_page=100"):
-        if str(comment.get("body") or "").lstrip().startswith(marker):
-            return dict(comment)
-    return None
+def token_author(client: Client) -> str:
+    """The login the token acts as: ``GET /user`` names a personal token's user; the workflow's token (an app
+    installation's) may not read it (403) and writes as :data:`WORKFLOW_BOT`."""
+    try:
+        resp = client.request("GET", "user")
+    except RateLimited:
+        raise
+    except GitHubError as err:
+        if err.status in (403, 404):
+            return WORKFLOW_BOT
+        raise
+    login = resp.data.get("login") if isinstance(resp.data, dict) else None
+    if not isinstance(login, str) or not login.strip():
+        raise GitHubError("GET", "/user", resp.status, "the answer names no login")
+    return login
 
 
-def post(client: Client, repo: str, number: int, body: str, marker: str) -> Posted:
-    """Edit the marked comment in place, or create it; raises :class:`GitHubError`."""
-    existing = find_comment(client, repo, number, marker)
-    if existing is not None:
-        resp = client.request("PATCH", f"repos/{repo}/issues/comments/{existing['id']}", {"body": body})
-        return Posted("updated", str((resp.data or {}).get("html_url", existing.get("html_url", ""))))
+def _author(comment: dict[str, Any]) -> str:
+    user = comment.get("user")
+    return str(user.get("login") or "") if isinstance(user, dict) else ""
+
+
+def _comments(client: Client, path: str) -> Iterator[dict[str, Any]]:
+    for comment in client.paginate(path):
+        if not isinstance(comment, dict) or not isinstance(comment.get("id"), int):
+            raise GitHubError("GET", "/" + path.split("?")[0], 200, "a listed comment is not an object with an id")
+        yield comment
+
+
+def marked(client: Client, repo: str, number: int, marker: str, author: str
+           ) -> tuple[list[dict[str, Any]], list[Foreign]]:
+    """The pull request's comments that start with the marker: ours (written by ``author``; logins compare without
+    case, as GitHub's do), oldest first, and the others'."""
+    ours: list[dict[str, Any]] = []
+    foreign: list[Foreign] = []
+    for comment in _comments(client, f"repos/{repo}/issues/{number}/comments?per_page=100"):
+        if not str(comment.get("body") or "").lstrip().startswith(marker):
+            continue
+        if _author(comment).lower() == author.lower():
+            ours.append(comment)
+        else:
+            foreign.append(Foreign(_author(comment) or "(unknown)", str(comment.get("html_url") or "")))
+    return sorted(ours, key=lambda c: int(c["id"])), foreign
+
+
+def post(client: Client, repo: str, number: int, body: str, marker: str, author: str = WORKFLOW_BOT) -> Posted:
+    """Edit our marked comment in place, or create it; then delete our other marked comments, keeping the newest
+    (two runs that both found none both created one). Raises :class:`GitHubError`."""
+    ours, foreign = marked(client, repo, number, marker, author)
+    if ours:
+        *stale, newest = ours
+        resp = client.request("PATCH", f"repos/{repo}/issues/comments/{newest['id']}", {"body": body})
+        url = _field(resp.data, "html_url") or str(newest.get("html_url", ""))
+        return Posted("updated", url, _delete(client, repo, stale), tuple(foreign))
     resp = client.request("POST", f"repos/{repo}/issues/{number}/comments", {"body": body})
-    return Posted("created", str((resp.data or {}).get("html_url", "")))
+    created = resp.data if isinstance(resp.data, dict) and isinstance(resp.data.get("id"), int) else None
+    # Another run may have created one between our listing and our post: list again, keep the newest.
+    again, _ = marked(client, repo, number, marker, author)
+    if created is not None and all(c["id"] != created["id"] for c in again):
+        again = sorted([*again, created], key=lambda c: int(c["id"]))  # not listed yet: it is ours all the same
+    *stale, newest = again or [created or {}]
+    url = str(newest.get("html_url") or _field(created, "html_url"))
+    return Posted("created", url, _delete(client, repo, stale), tuple(foreign))
+
+
+def _delete(client: Client, repo: str, comments: list[dict[str, Any]]) -> int:
+    """Delete these comments of ours; one already gone (the other run deleted it) is no error."""
+    removed = 0
+    for comment in comments:
+        try:
+            client.request("DELETE", f"repos/{repo}/issues/comments/{comment['id']}")
+        except GitHubError as err:
+            if err.status != 404 or isinstance(err, RateLimited):
+                raise
+            continue
+        removed += 1
+    return removed
+
+
+def _field(data: Any, key: str) -> str:
+    return str(data.get(key) or "") if isinstance(data, dict) else ""
+
+
+def foreign_note(foreign: tuple[Foreign, ...], author: str) -> str:
+    """The job summary's line about marked comments someone else wrote (a reviewer, or someone imitating the
+    report): left alone, named, so nobody reads theirs as this run's."""
+    named = ", ".join(f"{md_code(f.author)}" + (f" ([comment]({_url(f.url)}))" if _url(f.url) else "")
+                      for f in foreign)
+    return (f"**pytest-chunkeval:** comments on this pull request that start with this job's marker but were not "
+            f"written by {md_code(author)} were left alone ({len(foreign)}: {named}); this run's report is the "
+            f"comment by {md_code(author)}.")
+
+
+def _url(url: str) -> str:
+    """A link target from the API's answer, only when it is a plain https URL (anything else is not linked)."""
+    return url if re.fullmatch(r"https://[^\s()<>]+", url) else ""
 
 
 def append_note(summary: Path | None, note: str) -> None:

@@ -5,15 +5,10 @@ the pull request, so a reviewer sees which strategy lost which query without ope
 """
 from __future__ import annotations
 
+from pytest_chunkeval.output.escape import command_data as _data
+from pytest_chunkeval.output.escape import command_property as _property
+
 MAX_ANNOTATIONS = 50  # GitHub shows at most 10 errors per step and 50 per job
-
-
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def annotation_lines(failed: list[tuple[str, str, str]]) -> list[str]:

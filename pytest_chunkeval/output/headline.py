@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pytest_chunkeval.output.escape import md_code, md_text
 from pytest_chunkeval.vocabulary import NDCG, RECALL, label
 
 if TYPE_CHECKING:
@@ -60,12 +61,13 @@ def markdown(verdict: Verdict, summary: Summary) -> list[str]:
         out += [f"- {_code(line)}" for line in _shown(r.lines)]
         out += [f"- ↳ {r.settle}", ""]
     if verdict.notes:
-        out += [f"- {n}" for n in verdict.notes[:SHOWN]]
+        out += [f"- {md_text(n)}" for n in verdict.notes[:SHOWN]]
         out.append("")
     return out
 
 
 def _code(line: str) -> str:
-    """An item id in code style, so Markdown does not read its underscores and brackets as formatting."""
+    """An item id in code style, so Markdown does not read its underscores and brackets as formatting; the rest
+    (a failure's first line, which may quote a file name or a query) as plain text."""
     head, sep, rest = line.partition(": ")
-    return f"`{head}`{sep}{rest}" if "::" in head else line
+    return f"{md_code(head)}{sep}{md_text(rest)}" if "::" in head else md_text(line)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_chunkeval.output import headline
+from pytest_chunkeval.output.escape import md_code, md_text
 from pytest_chunkeval.output.report import Summary
 from pytest_chunkeval.output.tables import (
     comparison_legend,
@@ -30,7 +31,7 @@ STEP_SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB, with room for ot
 
 
 def _span(relevant: tuple) -> str:
-    return ", ".join(f"{r.path}:{r.lines[0]}-{r.lines[1]}" if r.lines else r.path for r in relevant)
+    return ", ".join(md_text(f"{r.path}:{r.lines[0]}-{r.lines[1]}" if r.lines else r.path) for r in relevant)
 
 
 def _rank(rank: int | None, k: int) -> str:
@@ -38,12 +39,12 @@ def _rank(rank: int | None, k: int) -> str:
 
 
 def _chunks(spans: tuple) -> str:
-    return ", ".join(f"`{s.label}`" for s in spans) or "none"
+    return ", ".join(md_code(s.label) for s in spans) or "none"
 
 
 def _query_lines(q: QueryChange, k: int) -> list[str]:
     lines = [
-        f"- `{q.id}` — {q.text}",
+        f"- {md_code(str(q.id))} — {md_text(q.text)}",
         f"  - relevant: {_span(q.relevant)}; base {_rank(q.base_rank, k)} → head {_rank(q.head_rank, k)}",
         f"  - chunks over the relevant lines on base: {_chunks(q.base_chunks)}",
     ]
@@ -54,7 +55,8 @@ def _query_lines(q: QueryChange, k: int) -> list[str]:
     else:
         lines.append(f"  - … and on head: {_chunks(q.head_chunks)}")
     if q.lost and q.head_top:
-        lines.append("  - head's top 3: " + ", ".join(f"`{r.path}:{r.start_line}-{r.end_line}`" for r in q.head_top))
+        top = (md_code(f"{r.path}:{r.start_line}-{r.end_line}") for r in q.head_top)
+        lines.append("  - head's top 3: " + ", ".join(top))
     return lines
 
 
@@ -82,11 +84,11 @@ def _strategy_details(c: StrategyComparison, k: int) -> list[str]:
         out.append(_details(
             f"{c.strategy}: chunk boundaries moved in {len(c.files_rechunked)} files "
             f"({c.base_chunks} → {c.head_chunks} chunks); the snapshot diff shows each",
-            [f"- {p}" for p in shown] + more,
+            [f"- {md_text(p)}" for p in shown] + more,
         ))
     if c.new_warnings:
         out.append(_details(f"{c.strategy}: {len(c.new_warnings)} warnings new on head",
-                            [f"- {w}" for w in c.new_warnings[:100]]))
+                            [f"- {md_text(w)}" for w in c.new_warnings[:100]]))
     return out
 
 
@@ -111,36 +113,36 @@ def sections(summary: Summary) -> list[str]:
         head.append(f"\nCompared with the stored report `{summary.base.get('report')}`.")
     out = ["\n".join(head) + "\n"]
     for key in summary.comparisons:
-        part = ["## Head vs base: " + key, ""]
+        part = ["## Head vs base: " + md_text(key), ""]
         part += render_markdown(comparison_table(summary, key, FILE))
         part += [comparison_legend(summary), ""]
         part += [f"- **{line}**" for line in resolving_lines(summary, key)]
-        part += [f"- {line}" for line in query_changes_lines(summary, key)]
-        part += [f"- not compared: {line}" for line in not_compared_lines(summary, key)]
+        part += [f"- {md_text(line)}" for line in query_changes_lines(summary, key)]
+        part += [f"- not compared: {md_text(line)}" for line in not_compared_lines(summary, key)]
         for c in summary.comparisons[key].strategies.values():
             if c.failed:
                 part += [f"- **{c.strategy}**: " + "; ".join(c.problems())]
         out.append("\n".join(part) + "\n")
     for key, suite in summary.suites.items():
-        part = [f"## {suite.heading}", ""]
+        part = [f"## {md_text(suite.heading)}", ""]
         part += render_markdown(retrieval_table(summary, key))
         part += [retrieval_legend(summary), ""]
         part += render_markdown(index_table(summary, key))
         part += [index_legend(summary, key), ""]
         failed = {s.name: s.failed for s in suite.strategies.values() if s.failed}
-        part += [f"- **{name} failed to build**: {why}" for name, why in failed.items()]
+        part += [f"- **{md_text(name)} failed to build**: {md_text(why)}" for name, why in failed.items()]
         shown = tuple(f"{name}: failed to build" for name in failed)  # said above, in bold
         warnings = [w for w in warning_lines(suite, limit=10) if not w.startswith(shown)]
         if warnings:
             part.append(_details(f"{len(warnings)} notes: skipped files and strategies, fallbacks, warnings",
-                                 [f"- {w}" for w in warnings]))
+                                 [f"- {md_text(w)}" for w in warnings]))
         out.append("\n".join(part) + "\n")
     for key in summary.comparisons:
         details = [d for c in summary.comparisons[key].strategies.values() for d in _strategy_details(c, k)]
         details.append(
             _details("the same comparison in chunk mode", render_markdown(comparison_table(summary, key, CHUNK)))
         )
-        out.append("\n".join([f"### What changed on {key}", "", *details]))
+        out.append("\n".join([f"### What changed on {md_text(key)}", "", *details]))
     return out
 
 

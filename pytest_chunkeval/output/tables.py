@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_chunkeval.output.escape import log_text, md_cell
 from pytest_chunkeval.output.report import Summary
 from pytest_chunkeval.results import StrategyResult, SuiteResult
 from pytest_chunkeval.scoring.comparison import MetricDelta, StrategyComparison
@@ -317,7 +318,7 @@ def warning_lines(suite: SuiteResult, limit: int = 5) -> list[str]:
         lines += [f"{name}: {n}" for n in notes[:limit]]
         if len(notes) > limit:
             lines.append(f"{name}: … and {len(notes) - limit} more (see the JSON report)")
-    return lines
+    return [log_text(line) for line in lines]  # a file name may hold a newline: never a log line of its own
 
 
 def query_changes_lines(summary: Summary, key: str, limit: int | None = None) -> list[str]:
@@ -357,20 +358,16 @@ def render_text(tables: list[Table | str], width: int = 160) -> str:
             rt.add_column(Text(col), justify="right" if i in item.right else "left",
                           no_wrap=i not in item.fold, overflow="fold" if i in item.fold else "ellipsis")
         for row in item.rows:
-            rt.add_row(*(Text(cell) for cell in row))
+            rt.add_row(*(Text(log_text(cell)) for cell in row))
         console.print(rt)
     return buf.getvalue()
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def render_markdown(table: Table, heading: str = "") -> list[str]:
-    lines = [f"{heading}{table.title}", ""] if heading else [f"**{_md_cell(table.title)}**", ""]
-    lines.append("| " + " | ".join(_md_cell(c) for c in table.columns) + " |")
+    lines = [f"{heading}{table.title}", ""] if heading else [f"**{md_cell(table.title)}**", ""]
+    lines.append("| " + " | ".join(md_cell(c) for c in table.columns) + " |")
     lines.append("|" + "|".join("---:" if i in table.right else "---" for i in range(len(table.columns))) + "|")
-    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in table.rows]
+    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in table.rows]
     return [*lines, ""]
 
 
@@ -390,7 +387,8 @@ def summary_text(summary: Summary, width: int = 160) -> str:
             items += query_changes_lines(summary, key, limit=20)
             items += [f"not compared: {line}" for line in not_compared_lines(summary, key)]
             for c in summary.comparisons[key].strategies.values():
-                items += [f"{c.strategy}: lost on head: {q.id} (rank {q.base_rank} → none)" for q in c.lost[:10]]
+                items += [f"{c.strategy}: lost on head: {log_text(str(q.id))} (rank {q.base_rank} → none)"
+                          for q in c.lost[:10]]
                 if len(c.lost) > 10:
                     items.append(f"{c.strategy}: … and {len(c.lost) - 10} more lost (see the Markdown or JSON report)")
         items.append("")
