@@ -33,11 +33,14 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 setup: $(VENV)/.installed
 
+# `chunkeval run`: pytest on the suites with this project's chunkeval_* settings alone, as a user's first run is.
+CHUNKEVAL_RUN := $(BIN)/python -m pytest_chunkeval run
+
 eval: setup
-	$(PYTEST) --chunkeval -m chunkeval --chunkeval-markdown=chunkeval-report.md --chunkeval-chart=chunkeval-report.png $(ARGS)
+	$(CHUNKEVAL_RUN) --chunkeval-markdown=chunkeval-report.md --chunkeval-chart=chunkeval-report.png $(ARGS)
 
 eval-pystdlib: setup
-	$(PYTEST) --chunkeval -m chunkeval --chunkeval-golden=suites/pystdlib/queries.yaml \
+	$(CHUNKEVAL_RUN) --chunkeval-golden=suites/pystdlib/queries.yaml \
 		--chunkeval-report=chunkeval-report-pystdlib.json $(ARGS)
 
 test: setup

@@ -104,11 +104,19 @@ def test_the_evaluate_job_evaluates_what_make_eval_evaluates() -> None:
     assert set(given) <= set(load_action()["inputs"]), "actionlint cannot read ./action.yml: its inputs are checked here"
     installed = re.search(r'pip install --quiet -e "\.\[([\w,-]+)\]"', (ROOT / "Makefile").read_text())
     assert installed and given["extras"].split(",") == [e for e in installed.group(1).split(",") if e != "test"]
-    make_args = make_recipe("eval").replace("$(PYTEST)", "").replace("$(ARGS)", "").split()
+    recipe = make_recipe("eval")
+    assert recipe.startswith("$(CHUNKEVAL_RUN) ") and "$(CHUNKEVAL_RUN)" in evaluate_command_of_action()
+    make_args = recipe.replace("$(CHUNKEVAL_RUN)", "").replace("$(ARGS)", "").split()
     evaluate = next(s for s in load_action()["runs"]["steps"] if s.get("id") == "evaluate")
     action_args = re.search(r"args=\((.*?)\)", evaluate["run"], re.DOTALL)
     assert action_args
     assert set(make_args) <= set(action_args.group(1).split()) | set(given["pytest-args"].split())
+
+
+def evaluate_command_of_action() -> str:
+    """The action's Evaluate step's command, in the Makefile's words: both run `chunkeval run`."""
+    run = next(s for s in load_action()["runs"]["steps"] if s.get("id") == "evaluate")["run"]
+    return "$(CHUNKEVAL_RUN)" if "python -m pytest_chunkeval run " in run else run
 
 
 def action_install_step() -> dict[str, Any]:
