@@ -30,17 +30,21 @@ CACHE_GITIGNORE = "# Created by pytest-chunkeval automatically.\n*\n"
 class LineProgress:
     """Progress for long work, written to the real terminal even while pytest captures output.
 
-    On a terminal one line is rewritten in place; in a CI log one line at the start and one at the end, so logs stay
-    readable.
+    On a terminal one line is rewritten in place; in a CI log a line at the start, one at least every ``interval``
+    seconds while the work goes on (done/total, rate, time left: a log that says nothing for minutes looks hung) and
+    one at the end.
     """
 
-    def __init__(self, write: Callable[[str], object], tty: bool) -> None:
+    def __init__(self, write: Callable[[str], object], tty: bool, interval: float = 10.0,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self.write = write
         self.tty = tty
+        self.interval = interval
+        self.clock = clock
 
     def __call__(self, description: str, total: int) -> Callable[[int], None]:
-        start = time.perf_counter()
-        state = {"done": 0, "shown": 0.0}
+        start = self.clock()
+        state = {"done": 0, "shown": start}
         if total == 0:
             return lambda n: None
         if not self.tty:
@@ -48,18 +52,30 @@ class LineProgress:
 
         def advance(n: int) -> None:
             state["done"] += n
-            now = time.perf_counter()
-            finished = state["done"] >= total
+            now = self.clock()
+            done = int(state["done"])
+            finished = done >= total
+            rate = done / max(now - start, 1e-9)
             if self.tty and (finished or now - state["shown"] > 0.25):
                 state["shown"] = now
-                rate = state["done"] / max(now - start, 1e-9)
-                self.write(
-                    f"\r[chunkeval] {description}: {state['done']}/{total} ({rate:.0f}/s)" + ("\n" if finished else "")
-                )
+                left = "" if finished else f", {_left(total - done, rate)}"
+                self.write(f"\r[chunkeval] {description}: {done}/{total} ({rate:.0f}/s{left})"
+                           + ("\n" if finished else ""))
             elif finished and not self.tty:
-                self.write(f"[chunkeval] {description}: done in {now - start:.1f}s\n")
+                self.write(f"[chunkeval] {description}: done in {now - start:.1f}s ({rate:.1f} texts/s)\n")
+            elif not self.tty and now - state["shown"] >= self.interval:
+                state["shown"] = now
+                self.write(f"[chunkeval] {description}: {done}/{total} ({rate:.1f} texts/s, "
+                           f"{_left(total - done, rate)})\n")
 
         return advance
+
+
+def _left(todo: int, rate: float) -> str:
+    seconds = todo / rate if rate > 0 else float("inf")
+    if seconds == float("inf"):
+        return "time left unknown"
+    return f"about {seconds / 60:.0f} min left" if seconds >= 90 else f"about {seconds:.0f} s left"
 
 
 @dataclass
@@ -167,7 +183,10 @@ class ChunkevalState:
                             f"{', '.join(map(repr, unknown))}; {found.known()} (or all)")
         if problems:
             raise ValueError("\n".join(problems))
-        return found.notes
+        later = found.left_for_request(o.strategy_names, o.grid)
+        extra = [f"run on request, not in this run: {', '.join(later)} (name them, or --chunkeval-strategies=all "
+                 "for every strategy)"] if later else []
+        return [*found.notes, *extra]
 
     def model_states(self) -> list[ChunkevalState]:
         """One state per model of ``--chunkeval-model`` (this one for the first): each evaluates, judges against

@@ -19,6 +19,13 @@ from pytest_chunkeval.grid import Grid, Point, check_params, label, merged, need
 from pytest_chunkeval.strategy import Registration
 
 ENTRY_POINT_GROUP = "pytest_chunkeval.strategies"
+#: This package's built-ins that run only when asked for: a first run shows the strategies that answer "which way of
+#: chunking" (file_level, fixed_size, ast, function_level, the project's own and its grammars'); ast_context is a
+#: variant of ast, the peers are other people's chunkers to compare against. Each costs a full embedding of its chunks.
+ON_REQUEST = ("ast_context", "langchain_recursive", "astchunk", "chonkie_code")
+#: The name that selects every strategy known, those run on request included.
+ALL = "all"
+THIS_PACKAGE = "pytest-chunkeval"
 
 
 @dataclass
@@ -38,24 +45,34 @@ class StrategySet:
         grid values, beside the points (one it cannot be called without is refused). Raises ``ValueError`` naming
         each unknown name and listing the known ones, or naming a grid's unknown strategy or parameter.
         """
-        wanted = {n for n in names if n}
-        unknown = [n for n in dict.fromkeys(names) if n and n not in self.available]
+        wanted = {n for n in names if n and n != ALL}
+        unknown = [n for n in dict.fromkeys(names) if n and n != ALL and n not in self.available]
         if unknown:
             raise ValueError(f"unknown strategy {', '.join(map(repr, unknown))}; {self.known()}")
+        everything = ALL in names
         grids = self.grids(grid or {})
         chosen: dict[str, Registration] = {}
         for name, reg in self.available.items():
             every = grids.get(name)
+            # Not named: the default set (every strategy, those on request only when gridded or asked for all)
+            default = not wanted and (everything or not reg.on_request or name in (grid or {}))
             if every is None or name == baseline:
                 if every is not None:
                     _callable_plainly(reg, every)
-                if not wanted or name in wanted or name == baseline:
+                if default or name in wanted or name == baseline:
                     chosen[name] = reg
             for point in every or ():
                 row = label(name, point)
-                if not wanted or name in wanted or row == baseline:
+                if default or name in wanted or row == baseline:
                     chosen[row] = replace(reg, name=row, point=point, family=name)
         return chosen
+
+    def left_for_request(self, names: Iterable[str], grid: Grid | None = None) -> list[str]:
+        """The strategies a run with ``names`` leaves out because they run on request: what its header says."""
+        names = list(names)
+        if any(n and n != ALL for n in names) or ALL in names:
+            return []
+        return [n for n, reg in self.available.items() if reg.on_request and n not in (grid or {})]
 
     def grids(self, grid: Grid) -> dict[str, list[Point]]:
         """Each gridded strategy's points: its declared grid with ``grid``'s values over it. ``ValueError`` for a
@@ -156,7 +173,9 @@ def packaged() -> list[Registration]:
             factory = _raising(f"entry point {ep.name} = {ep.value}" + (f" ({provider})" if provider else "")
                                + f" could not be loaded: {type(exc).__name__}: {exc}")
             origin = ep.value
-        found.append(Registration(ep.name, factory, origin, source="package", ref=ep.value, provider=provider))
+        ours = dist is not None and dist.name.replace("_", "-").lower() == THIS_PACKAGE
+        found.append(Registration(ep.name, factory, origin, source="package", ref=ep.value, provider=provider,
+                                  on_request=ours and ep.name in ON_REQUEST))
     return sorted(found, key=lambda r: (r.name, r.provider))
 
 

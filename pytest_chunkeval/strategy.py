@@ -311,6 +311,9 @@ class Registration:
     grid: tuple[tuple[str, tuple[Value, ...]], ...] = ()
     point: Point = ()
     family: str = ""
+    # Run only when asked for (named, gridded, or --chunkeval-strategies=all): a built-in that does not answer the
+    # first question, "which way of chunking", on its own (a variant of another built-in, other people's chunkers).
+    on_request: bool = False
 
     @property
     def strategy_name(self) -> str:

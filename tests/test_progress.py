@@ -43,3 +43,31 @@ def test_progress_lines_stand_alone_and_count_only_what_is_embedded(project: pyt
     assert embedding[1].startswith("[chunkeval] embedding shop · file_level (4 from cache): done in ")
 
     assert "[chunkeval]" not in _log(project, "-q")
+
+
+def test_a_ci_log_gets_a_line_with_rate_and_time_left_at_least_every_interval() -> None:
+    """No terminal: a start line, then while the work goes on a line whenever ``interval`` seconds have passed since
+    the last one (a silent log looks hung), then the end; on a clock the test moves."""
+    from pytest_chunkeval.session import LineProgress
+
+    now = [100.0]
+    lines: list[str] = []
+    advance = LineProgress(lines.append, tty=False, interval=10.0, clock=lambda: now[0])("embedding s · ast", 100)
+    for _ in range(9):  # 10 texts every 4 s: 2.5 texts/s
+        now[0] += 4.0
+        advance(10)
+    now[0] += 4.0
+    advance(10)
+    assert lines == [
+        "[chunkeval] embedding s · ast: 100 texts\n",
+        "[chunkeval] embedding s · ast: 30/100 (2.5 texts/s, about 28 s left)\n",  # 12 s after the start
+        "[chunkeval] embedding s · ast: 60/100 (2.5 texts/s, about 16 s left)\n",  # 12 s after that one
+        "[chunkeval] embedding s · ast: 90/100 (2.5 texts/s, about 4 s left)\n",
+        "[chunkeval] embedding s · ast: done in 40.0s (2.5 texts/s)\n",
+    ]
+    shown = []  # a terminal: one line rewritten in place, with the time left too
+    now[0] = 0.0
+    tty = LineProgress(shown.append, tty=True, clock=lambda: now[0])("q", 300)
+    now[0] = 1.0
+    tty(2)
+    assert shown == ["\r[chunkeval] q: 2/300 (2/s, about 2 min left)"]

@@ -132,7 +132,9 @@ SETTINGS: tuple[Setting, ...] = (
             shown_default="the suites chunkeval_golden finds"),
     Setting("strategy_names", "suites", "evaluate only these strategies (and the baseline)", NAMES, "",
             flag="--chunkeval-strategies", ini="chunkeval_strategies", metavar="NAME[,NAME...]",
-            shown_default="every strategy known: the built-ins, the ini's grammars, the project's own files"),
+            shown_default="the built-ins that answer which way of chunking (file_level, fixed_size, ast, "
+                          "function_level), the ini's grammars and the project's own; all: every strategy known, "
+                          "ast_context and the peers (langchain_recursive, astchunk, chonkie_code) too"),
     Setting("strategies_dir", "suites", "folder of the project's own strategy files", PATH, "strategies",
             flag="--chunkeval-strategies-dir", ini="chunkeval_strategies_dir", metavar="DIR"),
     Setting("grammars", "suites", "Lark grammars, each evaluated as the strategies ebnf_metadata and ebnf_full",
