@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from pytest_chunkeval import safe_yaml
 from pytest_chunkeval.corpus import Corpus, read_corpus
 from pytest_chunkeval.vocabulary import Relevant
 
@@ -62,9 +63,7 @@ def _schema() -> dict[str, Any]:
     return json.loads(resources.files("pytest_chunkeval").joinpath("schemas/golden.schema.json").read_text("utf-8"))
 
 
-#: libyaml's safe loader when PyYAML has it (several times faster on a suite of hundreds of queries; the same
-#: values and marks), else the pure-Python one.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LOADER = safe_yaml.LOADER
 
 
 def _yaml_positions(text: str) -> dict[tuple[Any, ...], int]:
@@ -110,7 +109,7 @@ def _load_document(path: Path) -> tuple[Any, dict[tuple[Any, ...], int]]:
             queries.append(obj)
         return {**header, "queries": queries}, positions
     try:
-        data = yaml.load(text, Loader=_LOADER)  # a safe loader (above)
+        data = safe_yaml.load(text)  # a safe loader that refuses aliases (a bomb of them never expands)
         positions = _yaml_positions(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
