@@ -91,4 +91,6 @@ class AcceptedMisses:
             return
         body = yaml.dump(self.data, Dumper=safe_yaml.Dumper, sort_keys=True, default_flow_style=False,
                          allow_unicode=True)
-        self.path.write_text(HEADER + body, "utf-8")
+        from pytest_chunkeval.output.files import write_text
+
+        write_text(self.path, HEADER + body)

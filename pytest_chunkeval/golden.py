@@ -169,7 +169,10 @@ def _corpus_key(rel: str, corpus: Corpus, corpus_dir: Path) -> tuple[str, str | 
     if ".." in pure.parts:
         return "", f"{rel!r} leaves the corpus {corpus_dir}"
     key = pure.as_posix()
-    target = (corpus_dir / key).resolve()
+    try:
+        target = (corpus_dir / key).resolve()
+    except (RuntimeError, OSError) as exc:  # a symbolic link loop on the way
+        return key, f"{rel!r} is not a readable file in the corpus {corpus_dir} ({exc})"
     if not target.is_relative_to(corpus_dir):  # a symbolic link on the way leads out of the corpus
         return key, f"{rel!r} leaves the corpus {corpus_dir} (it resolves to {target})"
     if key not in corpus.files:

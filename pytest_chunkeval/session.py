@@ -75,6 +75,7 @@ class ChunkevalState:
     report: dict[str, Any] | None = None
     summary_value: Any = None  # report.Summary of the finished session
     frontier_text: str = ""  # --chunkeval-frontier: the frontier of the finished run, printed after the summary
+    write_errors: list[str] = field(default_factory=list)  # one line per output file that could not be written
     collected_suites: set[Path] = field(default_factory=set)
     _evaluator: Any = None
     _previous: dict[str, Any] | None = None
