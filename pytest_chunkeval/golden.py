@@ -181,6 +181,16 @@ def _corpus_key(rel: str, corpus: Corpus, corpus_dir: Path) -> tuple[str, str | 
     return key, None
 
 
+def _outside(corpus_dir: Path, root: Path, path: Path) -> str | None:
+    """Why a resolved corpus folder may not be read (None when it may): it is neither in the project nor in the
+    golden file's folder (both resolved, so a symbolic link out of them counts as out)."""
+    homes = (root.resolve(), path.parent.resolve())
+    if any(corpus_dir.is_relative_to(home) for home in homes):
+        return None
+    return (f"folder {corpus_dir} is outside the project {homes[0]} and outside the golden file's folder {homes[1]}; "
+            "allow it with --chunkeval-allow-outside-corpus (ini chunkeval_allow_outside_corpus = true)")
+
+
 def _span_problem(lines: list[int], key: str, n: int) -> str | None:
     """Why a relevant line range ``[start, end]`` of ``key`` (``n`` lines long) is wrong; None when it is right."""
     start, end = lines
@@ -191,8 +201,13 @@ def _span_problem(lines: list[int], key: str, n: int) -> str | None:
     return None
 
 
-def load_golden(path: Path | str) -> GoldenSuite:
-    """Load and validate a golden file (YAML or JSONL) and read its corpus."""
+def load_golden(path: Path | str, root: Path | None = None, outside: bool = False) -> GoldenSuite:
+    """Load and validate a golden file (YAML or JSONL) and read its corpus.
+
+    With ``root`` (the project: the plugin passes the ini file's folder) the corpus must lie inside it or inside the
+    golden file's own folder, unless ``outside``: a golden file is repository content, and its ``corpus: /etc`` would
+    otherwise index any folder of the machine into tables, caches and reports. A suite given on the command line from
+    elsewhere keeps its corpus beside it."""
     import jsonschema
 
     path = Path(path)
@@ -213,6 +228,8 @@ def load_golden(path: Path | str) -> GoldenSuite:
         raise GoldenError(problems)
 
     corpus_dir = (path.parent / data.get("corpus", "corpus")).resolve()
+    if root is not None and not outside and (why := _outside(corpus_dir, root, path)):
+        raise GoldenError([f"{path}:{_line_for(positions, ('corpus',))}: corpus: {why}"])
     if not corpus_dir.is_dir():
         raise GoldenError([f"{path}:{_line_for(positions, ('corpus',))}: corpus: folder {corpus_dir} does not exist"])
     corpus = read_corpus(corpus_dir)

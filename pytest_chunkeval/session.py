@@ -220,7 +220,7 @@ class ChunkevalState:
     def suite(self, path: Path) -> GoldenSuite:
         key = path.resolve()
         if key not in self.suites:
-            self.suites[key] = load_golden(key)
+            self.suites[key] = load_golden(key, root=self.options.rootdir, outside=self.options.allow_outside_corpus)
         return self.suites[key]
 
     def strategy(self, reg: Registration) -> Any:

@@ -17,6 +17,7 @@ from pytest_chunkeval.retrieval.storage import StorageOptions, parse_storage_opt
 from pytest_chunkeval.scoring.family import CORRECTIONS
 from pytest_chunkeval.settings.setting import (
     ARGUMENT_PATHS,
+    FLAG,
     INTEGER,
     LINES,
     NAME_LINES,
@@ -142,6 +143,10 @@ SETTINGS: tuple[Setting, ...] = (
             "adds to and overrides the ini's lines", GRID, [], flag="--chunkeval-grid", ini="chunkeval_grid",
             metavar="STRATEGY.PARAM=V[,V...]", repeatable=True, merged=True,
             shown_default="none (a strategy's own @strategy(params=...) still applies)"),
+    Setting("allow_outside_corpus", "suites", "read a golden file's corpus: folder even when it lies outside the "
+            "project (the ini file's folder) and outside the golden file's own folder; without it such a suite is "
+            "refused, naming the file and line (a pull request could otherwise index /etc or ../../)", FLAG, False,
+            flag="--chunkeval-allow-outside-corpus", ini="chunkeval_allow_outside_corpus"),
     Setting("max_fallback", "suites", "share of a suite's files (0 to 1) a strategy's own chunking may fail on (they "
             "are cut into fixed windows instead) before its quality[fallback] item fails", NUMBER, 0,
             flag="--chunkeval-max-fallback", ini="chunkeval_max_fallback", metavar="SHARE", check=share),
