@@ -280,7 +280,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     summary = state.summary(run_base=exitstatus != pytest.ExitCode.INTERRUPTED)
     if summary is None:
         return
-    from pytest_chunkeval.output.files import write_outputs
+    from pytest_chunkeval.output.outputs import write_outputs
     from pytest_chunkeval.output.report import build_report
     from pytest_chunkeval.verdict import Failure, judge
 

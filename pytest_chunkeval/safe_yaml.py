@@ -23,7 +23,7 @@ def refuse_aliases(text: str) -> None:
         if isinstance(event, yaml.AliasEvent):
             raise yaml.composer.ComposerError(
                 None, None, f"an alias (*{event.anchor}) is not allowed here: write the value out instead "
-                "(aliases can expand a small file into billions of values)", event.start_mark)
+                "(aliases can expand a small file into billions of values)", event.start_mark)  # type: ignore[arg-type]
 
 
 def load(text: str) -> Any:
