@@ -9,11 +9,13 @@ code, so it imports this module, and the evaluator imports the cache.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.boundary import chunk_file
+from pytest_chunkeval.chunking.time_limit import alarm_handler
 from pytest_chunkeval.scoring.quality import QualityReport, check
 from pytest_chunkeval.scoring.sizing import ModelTokens
 from pytest_chunkeval.strategy import Contract
@@ -52,8 +54,9 @@ def chunk_corpus(strategy: Contract, name: str, corpus: Mapping[str, str],
             fallbacks.extend(part.fallbacks)
         stats = merge_stats([part.stats for part in done], strategy)
     else:
-        for path, text in files:
-            by_file[path] = chunk_file(strategy, name, path, text, fallbacks, limit, timed_out)
+        with alarm_handler() if limit else nullcontext():  # installed once; each file only arms the timer
+            for path, text in files:
+                by_file[path] = chunk_file(strategy, name, path, text, fallbacks, limit, timed_out)
         stats = strategy.stats()
     chunks = [(f"{path}#{i}", c) for path, _ in files for i, c in enumerate(by_file[path])]
     return ChunkedCorpus(len(files), by_file, chunks, fallbacks, stats, timed_out)

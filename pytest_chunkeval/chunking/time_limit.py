@@ -42,31 +42,59 @@ def usable() -> bool:
             and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
 
 
+class _Alarm:
+    """The one alarm of this process: whether our handler is installed, and whether (and at what limit) it is armed.
+    Installing a handler costs several times what arming the timer does, so a corpus installs it once
+    (:func:`alarm_handler`) and each file only arms and disarms the timer."""
+
+    installed = False
+    armed = False
+    seconds = 0.0
+
+
+def _ring(signum: int, frame: Any) -> None:
+    if _Alarm.armed:
+        raise ChunkingTimeout(_Alarm.seconds)
+
+
 @contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`ChunkingTimeout` in the body once it has run ``seconds`` (None or 0: no limit; nor where the
-    timer is not :func:`usable`). The previous SIGALRM handler is restored afterwards."""
-    if not seconds or seconds <= 0 or not usable():
+def alarm_handler() -> Iterator[None]:
+    """Our SIGALRM handler for a stretch of chunking (a corpus), where the timer is :func:`usable`; the previous
+    handler is restored afterwards. Inside one already, nothing more happens."""
+    if _Alarm.installed or not usable():
         yield
         return
-    armed = [True]
-
-    def ring(signum: int, frame: Any) -> None:
-        if armed[0]:
-            raise ChunkingTimeout(seconds)
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds, _REPEAT)
+    previous = signal.signal(signal.SIGALRM, _ring)
+    _Alarm.installed = True
     try:
         yield
     finally:
+        _Alarm.installed = False
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`ChunkingTimeout` in the body once it has run ``seconds`` (None or 0: no limit; nor where the
+    timer is not :func:`usable`)."""
+    if not seconds or seconds <= 0:
+        yield
+        return
+    with alarm_handler():
+        if not _Alarm.installed:  # not here (another thread, another timer, no SIGALRM)
+            yield
+            return
+        _Alarm.seconds, _Alarm.armed = seconds, True
+        signal.setitimer(signal.ITIMER_REAL, seconds, _REPEAT)
         try:
-            _disarm(armed, previous)
-        except ChunkingTimeout:  # it rang between the body's end and the line that stops it: stop it again
-            _disarm(armed, previous)
+            yield
+        finally:
+            try:
+                _disarm()
+            except ChunkingTimeout:  # it rang between the body's end and the line that stops it: stop it again
+                _disarm()
 
 
-def _disarm(armed: list[bool], previous: Any) -> None:
-    armed[0] = False
+def _disarm() -> None:
+    _Alarm.armed = False
     signal.setitimer(signal.ITIMER_REAL, 0)
-    signal.signal(signal.SIGALRM, previous)
