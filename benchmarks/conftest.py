@@ -106,6 +106,11 @@ def _summary(tr: pytest.TerminalReporter, summary: dict[str, dict[str, dict[str,
         tr.write_line("collecting a grid, collect-only child process (fastest round; collect s: pytest's own count)")
         _table(tr, ["points", "s", "collect s", "items"],
                [[row, _fmt(v.get("s")), _fmt(v.get("collect s")), _fmt(v.get("items"))] for row, v in grid.items()])
+    if limit := summary.get("chunking time limit"):
+        tr.write_line("")
+        tr.write_line("chunking time limit, µs per file through the boundary (fastest round): off, on (30 s)")
+        _table(tr, ["corpus, strategy", "off", "on"],
+               [[row, _fmt(v.get("off")), _fmt(v.get("on"))] for row, v in limit.items()])
     if large := summary.get("large suite"):
         tr.write_line("")
         tr.write_line("large suite, cold, beside the embedder alone on the same texts (one round)")

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import yaml
 
+from pytest_chunkeval import safe_yaml
+
 FILE_NAME = "accepted_misses.yaml"
 HEADER = (
     "# Queries each strategy is known to miss (none of the relevant items in the top k), per retrieval setting.\n"
@@ -36,7 +38,7 @@ class AcceptedMisses:
         if not path.is_file():
             return cls(path)
         try:
-            raw = yaml.safe_load(path.read_text("utf-8")) or {}
+            raw = safe_yaml.load(path.read_text("utf-8")) or {}
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
@@ -87,5 +89,8 @@ class AcceptedMisses:
     def save(self) -> None:
         if not self.dirty:
             return
-        body = yaml.safe_dump(self.data, sort_keys=True, default_flow_style=False, allow_unicode=True)
-        self.path.write_text(HEADER + body, "utf-8")
+        body = yaml.dump(self.data, Dumper=safe_yaml.Dumper, sort_keys=True, default_flow_style=False,
+                         allow_unicode=True)
+        from pytest_chunkeval.output.files import write_text
+
+        write_text(self.path, HEADER + body)

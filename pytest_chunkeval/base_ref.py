@@ -49,6 +49,7 @@ class BaseRequest:
     # An isolated head run (chunkeval run): the project's configuration file relative to ``root`` ("" without
     # one). The base is evaluated isolated too, from that file in the worktree: its test setup stays out as well.
     project: str | None = None
+    allow_outside_corpus: bool = False  # the head's --chunkeval-allow-outside-corpus, for the same suites
 
 
 @dataclass
@@ -89,9 +90,32 @@ def resolve_commit(root: Path, ref: str) -> str:
     return out.stdout.strip()
 
 
+#: Temporary folders of base evaluations: ``chunkeval-base-<pid of the head run>-<random>``. The pid says whether
+#: the run that made one still lives; a folder whose run is gone was left by a killed run and is removed.
+TEMP_PREFIX = "chunkeval-base-"
+
+#: Runs pytest as ``python -m pytest`` does, after asking Linux to kill this process when its parent (the head run)
+#: dies: a head killed by CI's time limit or a cancel (SIGKILL included, which no handler sees) must not leave the
+#: base evaluation running on with parent 1. Inline, not a module of this package: the base's PYTHONPATH puts the
+#: base commit's own package first, which may predate any module added here. Elsewhere (macOS, Windows) prctl is
+#: missing and the base ends with the head only when the head ends normally or by Ctrl-C.
+_CHILD = """\
+import ctypes, os, runpy, signal, sys
+parent = int(sys.argv.pop(1))
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+except (AttributeError, OSError):
+    pass
+if os.getppid() != parent:  # the head died before the line above: nobody is waiting for this evaluation
+    sys.exit(1)
+sys.argv[0] = "pytest"
+runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+"""
+
+
 def _start(req: BaseRequest, base_root: Path) -> list[str]:
     """pytest's command line up to the settings: the project's own configuration, or an isolated run's."""
-    start = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    start = [sys.executable, "-c", _CHILD, str(os.getpid()), "-q", "-p", "no:cacheprovider"]
     if req.project is None:
         return [*start, "--rootdir", str(base_root), "--chunkeval", "-m", "chunkeval"]
     from pytest_chunkeval.isolation import pytest_args
@@ -112,6 +136,8 @@ def _command(req: BaseRequest, base_root: Path, suites: list[str], report: Path)
         "-o", f"chunkeval_cache_dir={req.cache_dir}",
         "-o", "chunkeval_base=",  # the base's own ini must not ask for a base of its own
     ]
+    if req.allow_outside_corpus:  # an ini key, not the flag: a base from before the setting only warns of it
+        cmd += ["-o", "chunkeval_allow_outside_corpus=true"]
     if req.model:
         model = Path(req.model).expanduser()
         cmd.append(f"--chunkeval-model={(req.root / model) if (req.root / model).exists() else req.model}")
@@ -131,8 +157,9 @@ def evaluate_base(req: BaseRequest, say: Callable[[str], object] = lambda s: Non
     """
     commit = resolve_commit(req.root, req.ref)
     top = Path(_git(req.root, "rev-parse", "--show-toplevel").stdout.strip()).resolve()
+    remove_stale(top)
     start = time.perf_counter()
-    tmp = Path(tempfile.mkdtemp(prefix="chunkeval-base-"))
+    tmp = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-"))
     tree = tmp / "tree"
     try:
         added = _git(top, "worktree", "add", "--detach", "--quiet", str(tree), commit)
@@ -182,3 +209,32 @@ def evaluate_base(req: BaseRequest, say: Callable[[str], object] = lambda s: Non
         _git(top, "worktree", "remove", "--force", str(tree))
         shutil.rmtree(tmp, ignore_errors=True)
         _git(top, "worktree", "prune")
+
+
+def remove_stale(top: Path) -> list[Path]:
+    """Remove what killed base evaluations left: their temporary folders (with the worktree inside) whose run is
+    gone, and this repository's records of worktrees that no longer exist (``git worktree prune``). A folder of a
+    run that still lives, or of another user, is left alone. Returns the folders removed."""
+    removed: list[Path] = []
+    for folder in sorted(Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*")):
+        pid = folder.name[len(TEMP_PREFIX):].split("-", 1)[0]
+        if not folder.is_dir() or not pid.isdigit() or _alive(int(pid)):
+            continue
+        _git(top, "worktree", "remove", "--force", str(folder / "tree"))  # fails harmlessly for another repository's
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            removed.append(folder)
+    _git(top, "worktree", "prune")
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if os.name == "nt":  # os.kill(pid, 0) there sends CTRL_C_EVENT: never guess, leave the folder
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True

@@ -9,11 +9,13 @@ code, so it imports this module, and the evaluator imports the cache.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.boundary import chunk_file
+from pytest_chunkeval.chunking.time_limit import alarm_handler
 from pytest_chunkeval.scoring.quality import QualityReport, check
 from pytest_chunkeval.scoring.sizing import ModelTokens
 from pytest_chunkeval.strategy import Contract
@@ -30,15 +32,18 @@ class ChunkedCorpus:
     chunks: list[tuple[str, Chunk]]  # (chunk id "<path>#<i>", chunk), file by file
     fallbacks: list[str] = field(default_factory=list)
     strategy_stats: dict[str, Any] = field(default_factory=dict)
+    timed_out: list[str] = field(default_factory=list)  # files whose chunking ran past the limit (in fallbacks too)
 
 
 def chunk_corpus(strategy: Contract, name: str, corpus: Mapping[str, str],
-                 remote: RemoteChunker | None = None) -> ChunkedCorpus:
+                 remote: RemoteChunker | None = None, limit: float | None = None) -> ChunkedCorpus:
     """Chunk every file of ``corpus`` that ``strategy`` handles (here, or by ``remote``), checked at the boundary
-    (:func:`~pytest_chunkeval.chunking.boundary.chunk_file`: a failing file falls back to windows)."""
+    (:func:`~pytest_chunkeval.chunking.boundary.chunk_file`: a failing file, or one that takes more than ``limit``
+    seconds here, falls back to windows)."""
     strategy.reset_stats()
     by_file: dict[str, list[Chunk]] = {}
     fallbacks: list[str] = []
+    timed_out: list[str] = []
     files = [(path, text) for path, text in sorted(corpus.items()) if strategy.handles(path)]
     if remote is not None:
         from pytest_chunkeval.retrieval.ray_engine import merge_stats
@@ -49,11 +54,12 @@ def chunk_corpus(strategy: Contract, name: str, corpus: Mapping[str, str],
             fallbacks.extend(part.fallbacks)
         stats = merge_stats([part.stats for part in done], strategy)
     else:
-        for path, text in files:
-            by_file[path] = chunk_file(strategy, name, path, text, fallbacks)
+        with alarm_handler() if limit else nullcontext():  # installed once; each file only arms the timer
+            for path, text in files:
+                by_file[path] = chunk_file(strategy, name, path, text, fallbacks, limit, timed_out)
         stats = strategy.stats()
     chunks = [(f"{path}#{i}", c) for path, _ in files for i, c in enumerate(by_file[path])]
-    return ChunkedCorpus(len(files), by_file, chunks, fallbacks, stats)
+    return ChunkedCorpus(len(files), by_file, chunks, fallbacks, stats, timed_out)
 
 
 def count_and_check(chunked: ChunkedCorpus, strategy: Contract, corpus: dict[str, str],

@@ -50,7 +50,10 @@ def _link_problem(path: Path, real_root: Path) -> str | None:
     score text that is not part of the suite, and differ from machine to machine. A link to a folder is not
     followed either way: inside the corpus its files are read under their real paths already.
     """
-    target = path.resolve()
+    try:
+        target = path.resolve()
+    except (RuntimeError, OSError) as exc:  # a link to itself, or a ring of links: resolving never ends
+        return f"symbolic link loop (not followed): {exc}"
     if not target.is_relative_to(real_root):
         return f"symbolic link to {target}, outside the corpus (not followed)"
     if not target.exists():

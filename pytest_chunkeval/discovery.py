@@ -55,10 +55,16 @@ def exec_source(module: ModuleType, path: Path) -> None:
 
 
 def discover_suites(root: Path, patterns: list[str]) -> list[Path]:
-    """Golden files matching the glob ``patterns`` under ``root``, sorted for a stable order."""
+    """Golden files matching the glob ``patterns`` under ``root``, sorted for a stable order. An absolute pattern
+    (``/srv/suites/*/queries.yaml``) is globbed from its anchor: ``Path.glob`` refuses one outright."""
     found: set[Path] = set()
     for pattern in patterns:
-        found.update(p.resolve() for p in root.glob(pattern) if p.is_file())
+        base, relative = root, Path(pattern.strip()).expanduser()
+        if relative.is_absolute():
+            base, relative = Path(relative.anchor), relative.relative_to(relative.anchor)
+        if not relative.parts:  # an empty line, or a bare root: nothing to match
+            continue
+        found.update(p.resolve() for p in base.glob(relative.as_posix()) if p.is_file())
     return sorted(found)
 
 

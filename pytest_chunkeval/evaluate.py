@@ -19,6 +19,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from pytest_chunkeval.chunk_corpus import RemoteChunker, chunk_corpus, count_and_check
+from pytest_chunkeval.chunking.boundary import LIMIT_SETTING
+from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
 from pytest_chunkeval.fingerprint import chunks_fingerprint, index_fingerprint, strategy_fingerprint
 from pytest_chunkeval.golden import GoldenSuite
 from pytest_chunkeval.grid import defaults as grid_defaults
@@ -32,7 +34,12 @@ from pytest_chunkeval.scoring.outcomes import QueryOutcome, aggregate, score_que
 from pytest_chunkeval.strategy import Contract, Registration, resolve
 from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL, ChunkRef
 
-__all__ = ["Evaluator", "QueryOutcome", "Settings", "StrategyRun", "skip_reason"]
+__all__ = ["BuildFailed", "Evaluator", "QueryOutcome", "Settings", "StrategyRun", "skip_reason"]
+
+
+class BuildFailed(Exception):
+    """The strategy could not make an index of this suite at all (its chunking ran out of time on every file): its
+    items report a failed build, as for a strategy that cannot be constructed."""
 
 
 class Progress(Protocol):
@@ -48,6 +55,7 @@ class Settings:
     k: int = DEFAULT_K
     retrieval: str = DEFAULT_RETRIEVAL  # the mode of a result asked for without one (the first of the session's modes)
     depth: int = 50  # candidates fetched before the deterministic tie-break cuts to k
+    chunk_timeout: float = DEFAULT_SECONDS  # seconds a strategy may spend on one file (0: no limit)
 
 
 @dataclass
@@ -74,6 +82,7 @@ class StrategyRun:
     facts_cached: bool = False  # ``facts`` came from the facts cache (nothing was chunked)
     # Tokens the model reads to embed every chunk of the index (ModelTokens.read): its embedding cost, cached or not.
     embed_tokens: int = 0
+    timed_out: tuple[str, ...] = ()  # files whose chunking ran past the time limit (they fell back to windows)
     # A grid point's strategy, values and the factory's defaults (grid.defaults); empty for a plain strategy.
     family: str = ""
     params: dict[str, Any] = field(default_factory=dict)
@@ -183,7 +192,7 @@ class Evaluator:
             self._chunk(run, reg)
         run.embed_tokens = self.embedder.tokens.read(run.facts.tokens.values())
         self._index(run, self._identity(run, reg, fingerprint), facts)
-        if facts is None and self.facts is not None:
+        if facts is None and self.facts is not None and not run.timed_out:  # a timeout is this machine's, this time
             self.facts.put(fingerprint, run.facts)
         return run
 
@@ -191,8 +200,15 @@ class Evaluator:
         t0 = time.perf_counter()
         strategy = run.strategy
         assert strategy is not None
-        done = chunk_corpus(strategy, run.name, run.suite.corpus.files, self._remote(reg))
+        limit = self.settings.chunk_timeout
+        done = chunk_corpus(strategy, run.name, run.suite.corpus.files, self._remote(reg), limit)
         run.chunk_seconds = time.perf_counter() - t0
+        run.timed_out = tuple(done.timed_out)
+        if done.files_handled and len(done.timed_out) == done.files_handled:
+            shown = ", ".join(done.timed_out[:3]) + (f" and {len(done.timed_out) - 3} more" if len(done.timed_out) > 3
+                                                      else "")
+            raise BuildFailed(f"its chunking ran past the {limit:g} s limit on every file it handles "
+                              f"({done.files_handled}: {shown}); {LIMIT_SETTING} sets the limit")
         # The contract is bound to the embedder's model: the checks and budget recall count with its tokenizer.
         tokens, quality = count_and_check(done, strategy, run.suite.corpus.files, self.embedder.tokens)
         run.facts = BuildFacts(done.files_handled, done.chunks, done.fallbacks, done.strategy_stats, quality, tokens,
@@ -210,7 +226,9 @@ class Evaluator:
         instead, so points that chunk alike share one table, its vectors, rankings and scores (hashing the chunks is
         milliseconds; embedding them again would be minutes)."""
         model = "" if self.embedder.model_id == DEFAULT_MODEL else self.embedder.model_id
-        if not reg.point:
+        # Chunks with timed-out files in them are not what the strategy makes: keyed by their content, like a grid
+        # point's, they never take the place of (or get taken for) the strategy's own table.
+        if not reg.point and not run.timed_out:
             return TableIdentity.of(run.suite.path, run.name, fingerprint, label=run.suite.name, model=model)
         content = chunks_fingerprint(run.facts.chunks)
         shared = index_fingerprint(run.suite.corpus.content_hash, content, self.embedder.cache_id)

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from pytest_chunkeval import safe_yaml
 from pytest_chunkeval.corpus import Corpus, read_corpus
 from pytest_chunkeval.vocabulary import Relevant
 
@@ -62,9 +63,7 @@ def _schema() -> dict[str, Any]:
     return json.loads(resources.files("pytest_chunkeval").joinpath("schemas/golden.schema.json").read_text("utf-8"))
 
 
-#: libyaml's safe loader when PyYAML has it (several times faster on a suite of hundreds of queries; the same
-#: values and marks), else the pure-Python one.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LOADER = safe_yaml.LOADER
 
 
 def _yaml_positions(text: str) -> dict[tuple[Any, ...], int]:
@@ -110,7 +109,7 @@ def _load_document(path: Path) -> tuple[Any, dict[tuple[Any, ...], int]]:
             queries.append(obj)
         return {**header, "queries": queries}, positions
     try:
-        data = yaml.load(text, Loader=_LOADER)  # a safe loader (above)
+        data = safe_yaml.load(text)  # a safe loader that refuses aliases (a bomb of them never expands)
         positions = _yaml_positions(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -170,13 +169,26 @@ def _corpus_key(rel: str, corpus: Corpus, corpus_dir: Path) -> tuple[str, str | 
     if ".." in pure.parts:
         return "", f"{rel!r} leaves the corpus {corpus_dir}"
     key = pure.as_posix()
-    target = (corpus_dir / key).resolve()
+    try:
+        target = (corpus_dir / key).resolve()
+    except (RuntimeError, OSError) as exc:  # a symbolic link loop on the way
+        return key, f"{rel!r} is not a readable file in the corpus {corpus_dir} ({exc})"
     if not target.is_relative_to(corpus_dir):  # a symbolic link on the way leads out of the corpus
         return key, f"{rel!r} leaves the corpus {corpus_dir} (it resolves to {target})"
     if key not in corpus.files:
         reason = corpus.skipped.get(key)
         return key, f"{rel!r} is not a readable file in the corpus {corpus_dir}" + (f" ({reason})" if reason else "")
     return key, None
+
+
+def _outside(corpus_dir: Path, root: Path, path: Path) -> str | None:
+    """Why a resolved corpus folder may not be read (None when it may): it is neither in the project nor in the
+    golden file's folder (both resolved, so a symbolic link out of them counts as out)."""
+    homes = (root.resolve(), path.parent.resolve())
+    if any(corpus_dir.is_relative_to(home) for home in homes):
+        return None
+    return (f"folder {corpus_dir} is outside the project {homes[0]} and outside the golden file's folder {homes[1]}; "
+            "allow it with --chunkeval-allow-outside-corpus (ini chunkeval_allow_outside_corpus = true)")
 
 
 def _span_problem(lines: list[int], key: str, n: int) -> str | None:
@@ -189,8 +201,13 @@ def _span_problem(lines: list[int], key: str, n: int) -> str | None:
     return None
 
 
-def load_golden(path: Path | str) -> GoldenSuite:
-    """Load and validate a golden file (YAML or JSONL) and read its corpus."""
+def load_golden(path: Path | str, root: Path | None = None, outside: bool = False) -> GoldenSuite:
+    """Load and validate a golden file (YAML or JSONL) and read its corpus.
+
+    With ``root`` (the project: the plugin passes the ini file's folder) the corpus must lie inside it or inside the
+    golden file's own folder, unless ``outside``: a golden file is repository content, and its ``corpus: /etc`` would
+    otherwise index any folder of the machine into tables, caches and reports. A suite given on the command line from
+    elsewhere keeps its corpus beside it."""
     import jsonschema
 
     path = Path(path)
@@ -211,6 +228,8 @@ def load_golden(path: Path | str) -> GoldenSuite:
         raise GoldenError(problems)
 
     corpus_dir = (path.parent / data.get("corpus", "corpus")).resolve()
+    if root is not None and not outside and (why := _outside(corpus_dir, root, path)):
+        raise GoldenError([f"{path}:{_line_for(positions, ('corpus',))}: corpus: {why}"])
     if not corpus_dir.is_dir():
         raise GoldenError([f"{path}:{_line_for(positions, ('corpus',))}: corpus: folder {corpus_dir} does not exist"])
     corpus = read_corpus(corpus_dir)

@@ -153,9 +153,18 @@ class EvalItem(pytest.Item):
         key = (node.suite.path.resolve(), node.reg.name, node.mode)
         first = state.failed_evaluations.get(key)
         if first is not None:
+            if getattr(state.evaluator().runs.get(key), "failed", None):  # a failed build: said once, by ``first``
+                pytest.skip(f"{node.reg.name} failed to build: see {first}")
             raise ReportedFailure(f"the evaluation of {node.name} on this suite failed: see {first}")
+        from pytest_chunkeval.evaluate import BuildFailed
+
         try:
             return state.evaluator().run(node.suite, node.reg, state.strategy(node.reg), node.mode)
+        except BuildFailed as exc:  # as BuildFailedItem does: the strategy's row says "failed", in every mode
+            for mode in state.options.retrieval_modes:
+                state.failed_evaluations[(key[0], key[1], mode)] = self.nodeid
+                state.evaluator().fail(node.suite, node.reg.name, mode, str(exc))
+            raise ReportedFailure(f"{node.reg.name} failed to build: {exc}") from None
         except Exception:
             state.failed_evaluations[key] = self.nodeid
             raise
@@ -320,7 +329,7 @@ class QualityItem(EvalItem):
                     f"{name}'s own chunking failed on {len(facts.fallbacks)} of {facts.files_handled} files "
                     f"({share:.0%}), more than chunkeval_max_fallback allows ({limit:.0%}): those files were cut into "
                     f"fixed windows instead, so this row does not measure {name} there.\n"
-                    f"first: {log_text(str(facts.fallbacks[0]))}\n"
+                    f"first: {log_text(str(facts.fallbacks[0]))}\n{_timed_out(facts.fallbacks[1:])}"
                     "Fix the strategy, or allow a share explicitly: --chunkeval-max-fallback=0.1 "
                     "(ini chunkeval_max_fallback)"
                 )
@@ -335,6 +344,14 @@ class QualityItem(EvalItem):
                     + "\n".join(f"  {log_text(str(e))}" for e in q.over_window_examples)
                 )
 
+
+
+def _timed_out(fallbacks: list[str]) -> str:
+    """The fallbacks past the first that ran out of time, one line each: a hang is worth naming even when another
+    file failed first."""
+    from pytest_chunkeval.chunking.boundary import LIMIT_SETTING
+
+    return "".join(f"timed out: {f}\n" for f in fallbacks if f.endswith(f"({LIMIT_SETTING})"))
 
 
 class GateItem(EvalItem):

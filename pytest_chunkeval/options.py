@@ -66,6 +66,8 @@ class Options:
     grammar_configs: list[Path] = _default("grammar_configs")  # JSON configs -> grammar_definition, grammar_blocks
     baseline: str = _default("baseline")
     grid: Grid = _default("grid")  # strategy -> parameter -> values (grid points beside declared ones)
+    allow_outside_corpus: bool = _default("allow_outside_corpus")  # a corpus outside project and golden folder
+    chunk_timeout: float = _default("chunk_timeout")  # seconds per file before it falls back (0: no limit)
     max_fallback: float = _default("max_fallback")  # share of a suite's files chunked by fixed windows instead
     model: str | None = _default("model")  # None: the bundled model
     device: str = _default("device")  # chosen, never guessed: it is part of the embedding cache key

@@ -308,41 +308,21 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     summary = state.summary(run_base=exitstatus != pytest.ExitCode.INTERRUPTED)
     if summary is None:
         return
-    from pytest_chunkeval.output.report import build_report, write_json
+    from pytest_chunkeval.output.outputs import write_outputs
+    from pytest_chunkeval.output.report import build_report
     from pytest_chunkeval.verdict import Failure, judge
 
     summary.verdict = judge(summary, [Failure(nodeid, first) for nodeid, _, first in state.failed_items],
                             accept=_accept_command(session.config))
+    state.summary_value = summary  # the verdict is printed whatever happens to the files below
     # Only a run that went through writes the report, Markdown, chart and accepted misses; an interrupted or broken
     # one leaves the earlier report as it was and writes what it has beside it, marked incomplete.
     complete = exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
     state.report = build_report(summary, state.options.rootdir, complete=complete)
-    state.summary_value = summary
-    if state.options.report is not None:
-        target = state.options.report
-        write_json(state.report, target if complete else target.with_name(target.stem + ".partial" + target.suffix))
-    if not complete:
-        return
-    if state.options.markdown is not None:
-        from pytest_chunkeval.output.markdown import document
-
-        state.options.markdown.parent.mkdir(parents=True, exist_ok=True)
-        state.options.markdown.write_text(document(summary), "utf-8")
-    if state.options.step_summary:
-        from pytest_chunkeval.output.markdown import append_step_summary
-
-        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if step_summary:
-            append_step_summary(summary, Path(step_summary))
-    if state.options.chart is not None:
-        from pytest_chunkeval.output.chart import write_chart
-
-        write_chart(state.report, state.options.chart)
-    if state.options.frontier:
-        from pytest_chunkeval.frontier.outputs import write as write_frontier
-
-        state.frontier_text = write_frontier(state.report, state.options.markdown, state.options.chart)
-    state.save_accepted()
+    written = write_outputs(state.options, summary, state.report, complete, state.save_accepted)
+    state.frontier_text, state.write_errors = written.frontier_text, written.errors
+    if written.errors and session.exitstatus == pytest.ExitCode.OK:  # a lost report is no passing run
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @tolerant
@@ -364,12 +344,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     if state.frontier_text:
         terminalreporter.section("chunkeval frontier")
         terminalreporter.write(state.frontier_text)
-    if state.options.report is not None and state.report is not None:
-        if state.report.get("complete"):
-            terminalreporter.write_line(f"report: {state.options.report}")
-        else:
-            terminalreporter.write_line(f"the run did not finish: {state.options.report} was left as it was; what "
-                                        f"ran is in {state.options.report.stem}.partial{state.options.report.suffix}")
+    from pytest_chunkeval.output.files import report_lines
+
+    for line in report_lines(state.options.report, state.report, state.write_errors):
+        terminalreporter.write_line(line)
     if state.options.step_summary and not os.environ.get("GITHUB_STEP_SUMMARY"):
         terminalreporter.write_line("--chunkeval-step-summary: $GITHUB_STEP_SUMMARY is not set; nothing appended")
     missed = state.unrecorded_misses()

@@ -91,6 +91,7 @@ class ChunkevalState:
     report: dict[str, Any] | None = None
     summary_value: Any = None  # report.Summary of the finished session
     frontier_text: str = ""  # --chunkeval-frontier: the frontier of the finished run, printed after the summary
+    write_errors: list[str] = field(default_factory=list)  # one line per output file that could not be written
     collected_suites: set[Path] = field(default_factory=set)
     _evaluator: Any = None
     _previous: dict[str, Any] | None = None
@@ -238,7 +239,7 @@ class ChunkevalState:
     def suite(self, path: Path) -> GoldenSuite:
         key = path.resolve()
         if key not in self.suites:
-            self.suites[key] = load_golden(key)
+            self.suites[key] = load_golden(key, root=self.options.rootdir, outside=self.options.allow_outside_corpus)
         return self.suites[key]
 
     def strategy(self, reg: Registration) -> Any:
@@ -268,7 +269,7 @@ class ChunkevalState:
             cache = EmbeddingCache(cache_dir / "cache.sqlite")
             embedder = Embedder(o.model, cache=cache, device=o.device, batch_size=o.batch_size, backend=o.backend,
                                 onnx_dir=cache_dir / "onnx")
-            settings = Settings(k=o.k, retrieval=o.retrieval_modes[0])
+            settings = Settings(k=o.k, retrieval=o.retrieval_modes[0], chunk_timeout=o.chunk_timeout)
             store = IndexStore(o.db_uri, cache_dir / "locks", storage=o.storage_options)
             progress = LineProgress(self.write, self.tty) if o.progress else None
             rankings = RankingCache(cache_dir / "cache.sqlite")
@@ -339,6 +340,7 @@ class ChunkevalState:
                 model=o.model, device=o.device, backend=o.backend, cache_dir=self.cache_dir(),
                 db_uri=self.base_db_uri(), storage_env=o.storage_options.as_environment(), grid=grid_text(o.grid),
                 project=None if o.project is None else self._project_file(),
+                allow_outside_corpus=o.allow_outside_corpus,
             )
             try:
                 self._base = evaluate_base(request, say=self.write if o.progress else lambda s: None)

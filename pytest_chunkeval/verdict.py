@@ -29,7 +29,7 @@ class Failure:
         last = self.nodeid.rsplit("::", 1)[-1]
         if last in ("vs-base", "regression"):
             return "comparison"
-        if last == "build":
+        if last == "build" or " failed to build: " in self.first_line:  # a build that failed when chunking (timeouts)
             return "build"
         if last == "quality[fallback]":
             return "fallback"

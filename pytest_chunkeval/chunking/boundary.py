@@ -9,20 +9,31 @@ from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
+from pytest_chunkeval.chunking.time_limit import ChunkingTimeout, time_limit
 from pytest_chunkeval.strategy import Contract
 
+#: How the limit is named in a fallback's reason, so the quality item can point at the setting.
+LIMIT_SETTING = "--chunkeval-chunk-timeout / ini chunkeval_chunk_timeout"
 
-def chunk_file(strategy: Contract, name: str, path: str, text: str, fallbacks: list[str]) -> list[Chunk]:
-    """The strategy's chunks for one file; an exception or invalid output falls back to fixed windows, counted.
+
+def chunk_file(strategy: Contract, name: str, path: str, text: str, fallbacks: list[str],
+               limit: float | None = None, timed_out: list[str] | None = None) -> list[Chunk]:
+    """The strategy's chunks for one file; an exception, invalid output or running past ``limit`` seconds falls back
+    to fixed windows, counted.
 
     Chunks are checked here, at the boundary, because every later stage trusts them: a line span outside the file
     or reversed is scored silently (relevance is judged on spans), and a value that is not a ``Chunk`` fails every
     item of the strategy far from its cause. One entry per file in ``fallbacks`` names the file and the first bad
-    chunk; the report prefixes the strategy's name.
+    chunk; the report prefixes the strategy's name. A file that ran out of time is also added to ``timed_out``.
     """
     try:
-        chunks = list(strategy.chunk(path, text))
+        with time_limit(limit):
+            chunks = list(strategy.chunk(path, text))
         problem = chunk_problem(chunks, path, text)
+    except ChunkingTimeout as exc:  # a chunker that never returns: this file falls back, the run goes on
+        problem = f"{exc} ({LIMIT_SETTING})"
+        if timed_out is not None:
+            timed_out.append(path)
     except Exception as exc:  # a strategy bug on one file must not sink the whole evaluation
         problem = f"{type(exc).__name__}: {exc}"
     if problem is not None:

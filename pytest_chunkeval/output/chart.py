@@ -42,9 +42,12 @@ def write_chart(report: dict[str, Any], path: Path) -> None:
         )
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    from pytest_chunkeval.output.files import write_atomic
+
+    try:
+        write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=110, format=path.suffix.lstrip(".") or "png"))
+    finally:
+        plt.close(fig)
 
 
 def _scored(entry: dict[str, Any]) -> bool:

@@ -115,12 +115,12 @@ def _verdict_dict(verdict: Any) -> dict[str, Any] | None:
 
 
 def write_json(report: dict[str, Any], path: Path) -> None:
-    """Atomically (a reader never sees half a report), and strictly: NaN or infinity is a bug, not a value.
+    """Atomically (a reader never sees half a report; two writers never share a temporary file), and strictly: NaN
+    or infinity is a bug, not a value.
 
     Compact, one line: the report holds every ranking and chunk span (megabytes on a real suite), and an indented
     dump goes through the json module's pure-Python encoder, seconds of every warm run; ``python -m json.tool`` or
     ``jq`` shows it indented."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(report, separators=(",", ":"), allow_nan=False), "utf-8")
-    tmp.replace(path)
+    from pytest_chunkeval.output.files import write_text
+
+    write_text(path, json.dumps(report, separators=(",", ":"), allow_nan=False))

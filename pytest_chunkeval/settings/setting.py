@@ -54,6 +54,8 @@ def name_list(raw: Any) -> list[str]:
 
 
 SWITCH = Kind("switch", "on or off", lambda raw, _: bool(raw), switch=True)
+#: A switch that the ini file may set too (``true``/``false``, read by pytest's bool ini type).
+FLAG = Kind("switch", "true or false", lambda raw, _: _boolean(raw), ini_type="bool", switch=True)
 #: ``--chunkeval-no-progress``: given, the setting is off.
 SWITCH_OFF = Kind("switch", "on or off", lambda raw, _: not raw, switch=True)
 INTEGER = Kind("integer", "an integer", lambda raw, _: int(raw), ini_type="int")
@@ -70,6 +72,16 @@ LINES = Kind("lines", "lines", lambda raw, _: [str(line) for line in raw], ini_t
 ARGUMENT_PATHS = Kind("paths", "paths", lambda raw, _: [Path(p).expanduser().resolve() for p in raw])
 NAMES = Kind("names, comma or line separated", "names", lambda raw, _: name_list(raw))
 NAME_LINES = Kind("names, one a line", "names", lambda raw, _: name_list(raw), ini_type="linelist")
+
+
+def _boolean(raw: Any) -> bool:
+    """True/False as pytest's bool ini type or the command line gives them (a string from a test's -o: 'false')."""
+    if isinstance(raw, str):
+        text = raw.strip().lower()
+        if text not in ("true", "false", "1", "0", "yes", "no", "on", "off", ""):
+            raise ValueError(raw)
+        return text in ("true", "1", "yes", "on")
+    return bool(raw)
 
 
 def at_least(low: float) -> Check:

@@ -11,12 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
 from pytest_chunkeval.grid import parse_grid
 from pytest_chunkeval.retrieval.embed import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
 from pytest_chunkeval.retrieval.storage import StorageOptions, parse_storage_options
 from pytest_chunkeval.scoring.family import CORRECTIONS
 from pytest_chunkeval.settings.setting import (
     ARGUMENT_PATHS,
+    FLAG,
     INTEGER,
     LINES,
     NAME_LINES,
@@ -152,6 +154,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("gate_grid", "suites", "a grid point's missed queries fail as a strategy's do; by default a sweep's "
             "points are measurements: their misses are counted, listed and xfailed, never failed", SWITCH, False,
             flag="--chunkeval-gate-grid"),
+    Setting("allow_outside_corpus", "suites", "read a golden file's corpus: folder even when it lies outside the "
+            "project (the ini file's folder) and outside the golden file's own folder; without it such a suite is "
+            "refused, naming the file and line (a pull request could otherwise index /etc or ../../)", FLAG, False,
+            flag="--chunkeval-allow-outside-corpus", ini="chunkeval_allow_outside_corpus"),
+    Setting("chunk_timeout", "suites", "seconds a strategy may spend chunking one file: past it the file is cut into "
+            "fixed windows instead (its quality[fallback] item names strategy, file and limit; a strategy that runs "
+            "out of time on every file fails its build); 0: no limit. Enforced by SIGALRM in the main thread, so "
+            "not on Windows, in Ray workers, or while pytest-timeout's signal timer runs", NUMBER, DEFAULT_SECONDS,
+            flag="--chunkeval-chunk-timeout", ini="chunkeval_chunk_timeout", metavar="SECONDS", check=at_least(0)),
     Setting("max_fallback", "suites", "share of a suite's files (0 to 1) a strategy's own chunking may fail on (they "
             "are cut into fixed windows instead) before its quality[fallback] item fails", NUMBER, 0,
             flag="--chunkeval-max-fallback", ini="chunkeval_max_fallback", metavar="SHARE", check=share),
