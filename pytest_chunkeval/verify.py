@@ -16,7 +16,8 @@ retrieved documents; those are scored 0.0 explicitly here, as the harness does.
 Usage: ``python -m pytest_chunkeval.verify REPORT.json [...]`` prints each mismatch and
 "N metrics checked, M mismatches"; the exit status is 1 when anything mismatches.
 
-pytrec_eval is a test/verification dependency (``pip install -e .[test]``) and is imported only when needed.
+pytrec_eval is the ``verify`` extra (``pip install 'pytest-chunkeval[verify]'``; the ``test`` extra has it too)
+and is imported only when needed: without it the command says so in one line.
 """
 
 from __future__ import annotations
@@ -371,6 +372,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
         print("usage: python -m pytest_chunkeval.verify REPORT.json [REPORT.json ...]", file=sys.stderr)
+        return 2
+    import importlib.util
+
+    if importlib.util.find_spec("pytrec_eval") is None:  # the oracle is an extra, not a dependency of the plugin
+        print("python -m pytest_chunkeval.verify needs trec_eval's Python binding: pip install "
+              "'pytest-chunkeval[verify]' (or pytrec-eval-terrier)", file=sys.stderr)
         return 2
     checked = 0
     mismatches: list[str] = []

@@ -26,7 +26,7 @@ def test_the_frontier_flag_prints_the_frontier_and_adds_it_to_markdown_and_a_cha
     grid = ["--chunkeval-grid", "fixed_size.size=200,1000", "--chunkeval-grid", "fixed_size.overlap=0,100"]
     plain = run(project, *grid)
     assert plain.ret == 0 and "chunkeval frontier" not in plain.stdout.str()  # only when asked
-    cold = json.loads((project.path / "chunkeval-report.json").read_text())
+    cold = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     result = run(project, *grid, "--chunkeval-frontier", "--chunkeval-markdown=out/summary.md",
                  "--chunkeval-chart=out/chart.png")
     assert result.ret == 0
@@ -45,7 +45,7 @@ def test_the_frontier_flag_prints_the_frontier_and_adds_it_to_markdown_and_a_cha
     assert "## Frontier" in markdown and "![frontier](chart-frontier.png)" in markdown
     assert (project.path / "out" / "chart-frontier.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    warm = json.loads((project.path / "chunkeval-report.json").read_text())
+    warm = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     _embedding_cost_and_suite_identity_are_recorded(project, cold, warm)
 
 

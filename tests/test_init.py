@@ -327,8 +327,8 @@ def test_refuses_to_overwrite_and_lists_every_conflict(tmp_path: Path, capsys: p
     before = tree(repo)
     assert init(repo) == 2
     assert capsys.readouterr().err.splitlines()[1:] == [
-        "  golden/docs/ is not empty",
-        "  golden/history/ is not empty",
+        "  golden/docs/ is not empty (corpus/, meta.json, queries.yaml)",
+        "  golden/history/ is not empty (corpus/, meta.json, queries.yaml)",
         "  strategies/my_strategy.py exists",
         f"  {WORKFLOW_FILE} exists",
         "  pyproject.toml [tool.pytest.ini_options] already sets chunkeval_baseline, chunkeval_golden, "
@@ -337,7 +337,7 @@ def test_refuses_to_overwrite_and_lists_every_conflict(tmp_path: Path, capsys: p
     assert tree(repo) == before
 
 
-def test_force_replaces_in_place(tmp_path: Path) -> None:
+def test_force_replaces_in_place(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = make_repo(tmp_path / "repo", {"pyproject.toml": '[project]\nname = "demo"\n'})
     assert init(repo, "--action", "v1") == 0
     first, before = tree(repo), suites(repo)
@@ -346,9 +346,13 @@ def test_force_replaces_in_place(tmp_path: Path) -> None:
     pyproject = (repo / "pyproject.toml").read_text().replace('chunkeval_baseline = "file_level"',
                                                               'chunkeval_baseline = "ast"\nchunkeval_k = "5"')
     write(repo, {"pyproject.toml": pyproject, "strategies/my_strategy.py": "# edited\n",
-                 "golden/docs/stale.txt": "old\n", WORKFLOW_FILE: "name: edited\n"})
+                 "golden/docs/stale.txt": "old\n", WORKFLOW_FILE: "name: edited\n",
+                 "golden/docs/accepted_misses.yaml": "{}\n"})
     commit(repo, "Add the chunkeval suites", {})
     assert init(repo, "--force", "--action", "me/fork@main") == 0
+    said = capsys.readouterr().out  # what --force replaces is said, the record of accepted misses by name
+    assert "golden/docs/ is not empty (accepted_misses.yaml, corpus/, meta.json, queries.yaml, stale.txt); its " \
+           "accepted_misses.yaml (the misses recorded as accepted) is deleted with it" in said
     second = tree(repo)
     assert "golden/docs/stale.txt" not in second
     assert second["strategies/my_strategy.py"] == first["strategies/my_strategy.py"]

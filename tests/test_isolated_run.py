@@ -239,3 +239,11 @@ def test_warnings_of_dependencies_never_fail_pytest_chunkeval_under_filterwarnin
                                 "-W", "error::UserWarning")
     assert result.ret == 0, result.stdout.str()[-4000:]
     result.stdout.fnmatch_lines(["*an old tokenizer table was found*"])
+
+
+def test_chunkeval_without_arguments_prints_its_help(capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_chunkeval.cli import main
+
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: chunkeval") and "run " in out and "init " in out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -237,3 +238,11 @@ def test_random_reports_agree_and_wrong_rules_would_not(tmp_path: Path, k: int):
     result = check_report(path)
     assert result.mismatches == []
     assert result.checked == len(cases) * 6
+
+
+def test_without_trec_eval_it_says_what_to_install_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "pytrec_eval", None)  # as if the extra were not installed
+    assert main([str(tmp_path / "report.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'pytest-chunkeval[verify]'" in err

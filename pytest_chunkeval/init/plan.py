@@ -72,7 +72,12 @@ def conflicts(plan: Plan, suites: list[str]) -> list[str]:
     for name in suites:
         path = plan.root / GOLDEN_DIR / name
         if path.is_dir() and any(path.iterdir()):
-            found.append(f"{GOLDEN_DIR}/{name}/ is not empty")
+            held = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir())
+            shown = ", ".join(held[:5]) + (", ..." if len(held) > 5 else "")
+            # --force deletes the folder whole: a recorded baseline of misses goes with it, said by name.
+            record = "; its accepted_misses.yaml (the misses recorded as accepted) is deleted with it" \
+                if (path / "accepted_misses.yaml").exists() else ""
+            found.append(f"{GOLDEN_DIR}/{name}/ is not empty ({shown}){record}")
         elif path.exists() and not path.is_dir():
             found.append(f"{GOLDEN_DIR}/{name} exists and is not a folder")
     for rel in (plan.strategy_file, WORKFLOW_FILE):

@@ -50,7 +50,7 @@ def test_a_hanging_strategy_falls_back_and_one_that_always_hangs_fails_its_build
     result.stdout.fnmatch_lines(["*hangs_always failed to build: its chunking ran past the 0.5 s limit on every file "
                                  "it handles (4: README.md, auth.py, orders.py and 1 more)*"])
     result.stdout.fnmatch_lines(["VERDICT: FAIL", "  strategies that failed to build (1):"])
-    report = json.loads((project.path / "chunkeval-report.json").read_text())
+    report = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     assert "strategies that failed to build (1)" in report["verdict"]["headline"]
     strategies = report["suites"]["golden/shop/queries.yaml"]["strategies"]
     assert strategies["hangs_always"]["failed"].startswith("its chunking ran past the 0.5 s limit")
