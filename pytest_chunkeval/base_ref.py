@@ -49,6 +49,7 @@ class BaseRequest:
     # An isolated head run (chunkeval run): the project's configuration file relative to ``root`` ("" without
     # one). The base is evaluated isolated too, from that file in the worktree: its test setup stays out as well.
     project: str | None = None
+    progress: bool = False  # the base's progress lines forwarded to the head's log as they come
     allow_outside_corpus: bool = False  # the head's --chunkeval-allow-outside-corpus, for the same suites
 
 
@@ -115,7 +116,8 @@ runpy.run_module("pytest", run_name="__main__", alter_sys=True)
 
 def _start(req: BaseRequest, base_root: Path) -> list[str]:
     """pytest's command line up to the settings: the project's own configuration, or an isolated run's."""
-    start = [sys.executable, "-c", _CHILD, str(os.getpid()), "-q", "-p", "no:cacheprovider"]
+    quiet = [] if req.progress else ["-q", "--chunkeval-no-progress"]  # -q turns progress off too
+    start = [sys.executable, "-c", _CHILD, str(os.getpid()), *quiet, "-p", "no:cacheprovider"]
     if req.project is None:
         return [*start, "--rootdir", str(base_root), "--chunkeval", "-m", "chunkeval"]
     from pytest_chunkeval.isolation import pytest_args
@@ -130,7 +132,7 @@ def _start(req: BaseRequest, base_root: Path) -> list[str]:
 
 def _command(req: BaseRequest, base_root: Path, suites: list[str], report: Path) -> list[str]:
     cmd = [
-        *_start(req, base_root), "--chunkeval-no-progress",
+        *_start(req, base_root),
         f"--chunkeval-report={report}", f"--chunkeval-db={req.db_uri}", f"--chunkeval-k={req.k}",
         f"--chunkeval-retrieval={req.retrieval}", f"--chunkeval-baseline={req.baseline}",
         "-o", f"chunkeval_cache_dir={req.cache_dir}",
@@ -186,19 +188,20 @@ def evaluate_base(req: BaseRequest, say: Callable[[str], object] = lambda s: Non
             from pytest_chunkeval.isolation import environment
 
             env = environment(env)
-        proc = subprocess.run(_command(req, base_root, suites, report_path), cwd=base_root, env=env,
-                              capture_output=True, text=True)
         from pytest_chunkeval.retrieval.storage import StorageOptions
 
-        output = StorageOptions(req.storage_env).scrub(proc.stdout + proc.stderr)  # the log and the error quote it
+        scrub = StorageOptions(req.storage_env).scrub  # the log, the error and the progress lines may quote them
+        returncode, output = _run_streaming(_command(req, base_root, suites, report_path), base_root, env,
+                                            lambda line: say(f"[chunkeval] base: {scrub(line)[len(PROGRESS):]}"))
+        output = scrub(output)
         # 0: all passed, 1: some items failed (misses on base are normal); anything else means no usable report.
-        if proc.returncode not in (0, 1) or not report_path.is_file():
+        if returncode not in (0, 1) or not report_path.is_file():
             req.cache_dir.mkdir(parents=True, exist_ok=True)
             log = req.cache_dir / f"base-{commit[:10]}.log"
             log.write_text(output, "utf-8")
             tail = "\n".join(output.strip().splitlines()[-25:])
             raise BaseRefError(
-                f"--chunkeval-base {req.ref} ({commit[:10]}): the base evaluation exited {proc.returncode} without a "
+                f"--chunkeval-base {req.ref} ({commit[:10]}): the base evaluation exited {returncode} without a "
                 f"report; full log: {log}\n{tail}"
             )
         report = json.loads(report_path.read_text("utf-8"))
@@ -209,6 +212,25 @@ def evaluate_base(req: BaseRequest, say: Callable[[str], object] = lambda s: Non
         _git(top, "worktree", "remove", "--force", str(tree))
         shutil.rmtree(tmp, ignore_errors=True)
         _git(top, "worktree", "prune")
+
+
+#: How the base's progress lines start (its own LineProgress): forwarded to the head's log as they come.
+PROGRESS = "[chunkeval] "
+
+
+def _run_streaming(cmd: list[str], cwd: Path, env: dict[str, str],
+                   progress: Callable[[str], object]) -> tuple[int, str]:
+    """Run the base evaluation, passing its progress lines on as they come (a CI log that says nothing while the
+    base embeds for minutes looks hung); its exit status and whole output."""
+    lines: list[str] = []
+    with subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace") as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith(PROGRESS):
+                progress(line)
+    return proc.returncode, "".join(lines)
 
 
 def remove_stale(top: Path) -> list[Path]:

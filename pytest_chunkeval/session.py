@@ -339,7 +339,7 @@ class ChunkevalState:
                 root=o.rootdir, ref=o.base, suites=keys, k=o.k, retrieval=o.retrieval, baseline=o.baseline,
                 model=o.model, device=o.device, backend=o.backend, cache_dir=self.cache_dir(),
                 db_uri=self.base_db_uri(), storage_env=o.storage_options.as_environment(), grid=grid_text(o.grid),
-                project=None if o.project is None else self._project_file(),
+                project=None if o.project is None else self._project_file(), progress=o.progress,
                 allow_outside_corpus=o.allow_outside_corpus,
             )
             try:

@@ -157,7 +157,7 @@ def _comparison_reasons(summary: Summary, failed_at: set[str]) -> dict[str, Reas
 def _sweep_notes(summary: Summary) -> list[str]:
     """What a sweep found, per suite and retrieval mode: how many points, the best by line-projected NDCG against
     the best of the strategies' own defaults, and how many misses its points had (measured, not failed)."""
-    from pytest_chunkeval.vocabulary import LINES, NDCG, metric_key
+    from pytest_chunkeval.vocabulary import LINES, NDCG, label, metric_key
 
     key = metric_key(NDCG, summary.k)
     notes: list[str] = []
@@ -169,7 +169,7 @@ def _sweep_notes(summary: Summary) -> list[str]:
                 continue
             scored = [(r.means.get(LINES, {}).get(key), r) for r in rows]
             ranked = sorted(((v, r.label) for v, r in scored if v is not None), key=lambda t: (-t[0], t[1]))
-            best = f"; best NDCG@{summary.k} lines: {ranked[0][1]} {ranked[0][0]:.3f}" if ranked else ""
+            best = f"; best {label(NDCG, summary.k)} lines: {ranked[0][1]} {ranked[0][0]:.3f}" if ranked else ""
             missed = sum(r.misses for r in points)
             where = f"{suite_key} ({mode})" if len(summary.modes) > 1 else suite_key
             notes.append(f"sweep on {where}: {len(points)} grid points measured{best}; {missed} misses at grid points "

@@ -71,3 +71,21 @@ def test_a_ci_log_gets_a_line_with_rate_and_time_left_at_least_every_interval() 
     now[0] = 1.0
     tty(2)
     assert shown == ["\r[chunkeval] q: 2/300 (2/s, about 2 min left)"]
+
+
+def test_the_base_evaluations_progress_reaches_the_log_as_it_goes(project: pytest.Pytester) -> None:  # noqa: F811
+    """--chunkeval-base evaluates the base first, in a subprocess, cold on a first run: its progress lines are passed
+    on as they come, marked as the base's (before, the log said nothing until the base was done)."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-q", "-m", "base"]):
+        subprocess.run(["git", *args], cwd=project.path, check=True, capture_output=True, env=env)
+    log = _log(project, "--chunkeval-base=main")
+    lines = log.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("[chunkeval] evaluating base main"))
+    done = next(i for i, ln in enumerate(lines) if ln.startswith("[chunkeval] base main evaluated in "))
+    between = lines[start + 1:done]
+    started = [ln for ln in between if re.fullmatch(r"\[chunkeval\] base: embedding shop · \w+( \(\d+ from cache\))?: "
+                                                    r"\d+ texts", ln)]
+    ended = [ln for ln in between if re.match(r"\[chunkeval\] base: embedding shop · .*: done in [\d.]+s \(", ln)]
+    assert started and len(ended) == len(started), between
