@@ -119,7 +119,7 @@ _modes = each_one_of(RETRIEVAL_MODES, empty=False)
 
 SETTINGS: tuple[Setting, ...] = (
     # -- suites and strategies ---------------------------------------------------------------------------------------
-    Setting("evaluate", "suites", "evaluate every golden suite against every strategy known; without it the plugin "
+    Setting("evaluate", "suites", "evaluate every golden suite against the strategies selected; without it the plugin "
             "collects nothing and imports nothing heavy", SWITCH, False, flag="--chunkeval"),
     Setting("project", "suites", "evaluate independently of the project's test setup: take only the chunkeval_* "
             "settings of this pytest configuration file (or of the one pytest finds from this folder), relative "
