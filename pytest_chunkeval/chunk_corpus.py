@@ -15,9 +15,9 @@ from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.boundary import chunk_file
+from pytest_chunkeval.chunking.sizing import ModelTokens
 from pytest_chunkeval.chunking.time_limit import alarm_handler
 from pytest_chunkeval.scoring.quality import QualityReport, check
-from pytest_chunkeval.scoring.sizing import ModelTokens
 from pytest_chunkeval.strategy import Contract
 
 #: Chunks (path, text) pairs elsewhere (the Ray engine, bound to the registration and model) and returns one part per

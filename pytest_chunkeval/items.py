@@ -103,7 +103,7 @@ class StrategyNode(pytest.Collector):
         if state.comparing:
             yield ComparisonItem.from_parent(self, name="vs-base" if state.comparing == "base" else "regression")
         if state.options.gated(self.reg.name, self.reg.strategy_name):
-            from pytest_chunkeval.scoring.gates import GATE_NAMES
+            from pytest_chunkeval.judges.gates import GATE_NAMES
 
             for gate in GATE_NAMES:
                 yield GateItem.from_parent(self, name=f"gate[{gate}]", gate=gate)
@@ -362,7 +362,7 @@ class GateItem(EvalItem):
         self.gate = gate
 
     def runtest(self) -> None:
-        from pytest_chunkeval.scoring.gates import GATE_METRIC
+        from pytest_chunkeval.judges.gates import GATE_METRIC
 
         state = state_of(self)
         node = self.strategy_node

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_chunkeval.grid import Grid
+from pytest_chunkeval.judges.gates import Thresholds
 from pytest_chunkeval.project import ConfigError, ProjectConfig
 from pytest_chunkeval.retrieval.storage import StorageOptions
-from pytest_chunkeval.scoring.gates import Thresholds
 from pytest_chunkeval.settings.setting import Bad, Invalid, Setting
 from pytest_chunkeval.settings.table import (  # noqa: F401  (their home was here)
     COLUMN_GROUPS,
@@ -33,7 +33,7 @@ from pytest_chunkeval.settings.table import (  # noqa: F401  (their home was her
 )
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.scoring.comparison import Policy
+    from pytest_chunkeval.judges.comparison import Policy
 
 #: The JSON report's file name in the cache folder, where it goes unless --chunkeval-report names a path.
 REPORT_NAME = "chunkeval-report.json"
@@ -137,7 +137,7 @@ class Options:
 
     @property
     def policy(self) -> Policy:
-        from pytest_chunkeval.scoring.comparison import Policy
+        from pytest_chunkeval.judges.comparison import Policy
 
         return Policy(k=self.k, tolerance=self.regression_tolerance, alpha=self.regression_alpha,
                       size_increase=self.regression_size_increase, size_measure=self.gate_size_measure,

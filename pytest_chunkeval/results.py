@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.comparable import suite_digest
-from pytest_chunkeval.retrieval.table_rows import SIZE_MEASURE
-from pytest_chunkeval.scoring.judged import AgainstBaseline, GateResult, VsBaseline
+from pytest_chunkeval.judged import AgainstBaseline, GateResult, VsBaseline
 from pytest_chunkeval.scoring.metrics import chunk_grade
-from pytest_chunkeval.vocabulary import Ranked, Relevant
+from pytest_chunkeval.vocabulary import SIZE_MEASURE, Ranked, Relevant
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -135,7 +134,7 @@ class IndexInfo:
     embedded: int = 0
     cached: int = 0
     digest: str = ""  # sha256 of every chunk's position and text: equal digests mean identical chunks
-    bytes_measure: str = ""  # what ``bytes`` counts (index.SIZE_MEASURE); older reports leave it empty
+    bytes_measure: str = ""  # what ``bytes`` counts (vocabulary.SIZE_MEASURE); older reports leave it empty
     # What building this index cost when it was built, also on a warm run that reused it (chunk_seconds and
     # build_seconds above are this run's own): chunk_seconds, embed_seconds, build_seconds. Empty in older reports.
     cost: dict[str, float] = field(default_factory=dict)
@@ -189,7 +188,7 @@ class StrategyResult:
     mode: str = ""  # the retrieval mode searched with ("" only for an old report entry that does not say)
     label: str = ""  # the key of this result in its suite (row_label); the name when left empty
     # Against the baseline of the same mode (gates, paired statistics): judged once for the run
-    # (scoring.against_baseline.judge_suites); None until then, and for a result with no numbers.
+    # (judges.against_baseline.judge_suites); None until then, and for a result with no numbers.
     against: AgainstBaseline | None = None
     # A grid point's strategy (``fixed_size``), its values, and the values the strategy's factory takes when called
     # without them: which point is "today's default" (the frontier, ``pytest_chunkeval.frontier``). Empty otherwise.

@@ -75,7 +75,7 @@ class BuildFacts:
     strategy_stats: dict[str, Any] = field(default_factory=dict)
     quality: QualityReport | None = None
     tokens: dict[str, int] = field(default_factory=dict)  # chunk id -> model tokens of its text (no specials)
-    index_bytes: int = 0  # the table's size (index.SIZE_MEASURE), measured once, when it was built
+    index_bytes: int = 0  # the table's size (vocabulary.SIZE_MEASURE), measured once, when it was built
     # What building this index cost when it was built (also on a warm run that reused it): chunk_seconds,
     # embed_seconds, build_seconds.
     cost: dict[str, float] = field(default_factory=dict)

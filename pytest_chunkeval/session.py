@@ -306,7 +306,7 @@ class ChunkevalState:
     def previous(self) -> dict[str, Any]:
         """The report given to --chunkeval-compare, read once."""
         if self._previous is None:
-            from pytest_chunkeval.scoring.regression import load_previous
+            from pytest_chunkeval.judges.regression import load_previous
 
             assert self.options.compare is not None
             self._previous = load_previous(self.options.compare)
@@ -445,9 +445,9 @@ class ChunkevalState:
                 "device": emb.device}
 
     def _summarize(self, suites: dict[str, Any], embedding: dict[str, int], model: dict[str, Any], run_base: bool):
+        from pytest_chunkeval.judges.against_baseline import judge_suites
+        from pytest_chunkeval.judges.comparison import compare_suite
         from pytest_chunkeval.output.report import Summary
-        from pytest_chunkeval.scoring.against_baseline import judge_suites
-        from pytest_chunkeval.scoring.comparison import compare_suite
 
         o = self.options
         # Judged once, here (what a gate item judged already is reused): every output reads the stored values.
@@ -478,8 +478,8 @@ class ChunkevalState:
     def against_baseline(self, suite: GoldenSuite, run: Any, base: Any):  # -> scoring.judged.AgainstBaseline
         """``run`` (a StrategyRun) against ``base``, the baseline's run searched the same way: judged once per
         (suite, row label) and kept, so the gate items and every output read the same value."""
+        from pytest_chunkeval.judges.against_baseline import against
         from pytest_chunkeval.results import StrategyResult
-        from pytest_chunkeval.scoring.against_baseline import against
 
         key = (self.suite_key(suite), self.label(run.name, run.mode))
         if key not in self._judged:
@@ -505,7 +505,7 @@ class ChunkevalState:
         the summary and the report read the same objects. ``heads`` (suite key -> SuiteResult) when the results are
         already collected (an xdist controller, which runs no item); else the compared strategies are evaluated."""
         if self._family is None:
-            from pytest_chunkeval.scoring.comparison import compare_run
+            from pytest_chunkeval.judges.comparison import compare_run
 
             if heads is None:
                 by_suite: dict[Path, tuple[GoldenSuite, dict[str, Any]]] = {}

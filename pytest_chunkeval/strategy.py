@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.chunking.sizing import check_unit, default_tokens, text_size
 from pytest_chunkeval.grid import Point, Value, grid_fixture
-from pytest_chunkeval.scoring.sizing import check_unit, default_tokens, text_size
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.scoring.sizing import TokenModel
+    from pytest_chunkeval.chunking.sizing import TokenModel
 
 
 @runtime_checkable

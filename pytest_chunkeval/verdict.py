@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.output.report import Summary
+    from pytest_chunkeval.judges.summary import Summary
 
 
 @dataclass(frozen=True)

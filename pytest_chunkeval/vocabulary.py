@@ -126,6 +126,14 @@ RETRIEVAL_MODES = (HYBRID, VECTOR, FTS)
 DEFAULT_RETRIEVAL = HYBRID
 
 
+# -- what reports and tables name --------------------------------------------------------------------------------
+#: What an index's size (``index.bytes`` of a report) measures: the Arrow payload of the table's rows
+#: (retrieval/index.py ``IndexStore.size_bytes``), named in docs and reports.
+SIZE_MEASURE = "arrow_bytes"
+#: Column groups of the retrieval table beyond its default ones (--chunkeval-columns; rendered by output/tables.py).
+COLUMN_GROUPS = ("chunk", "budget")
+
+
 # -- the values a ranking is made of -----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Relevant:

@@ -1,13 +1,13 @@
-"""Every result judged against the baseline once (scoring.against_baseline), on hand-made results: what each kind of
+"""Every result judged against the baseline once (judges.against_baseline), on hand-made results: what each kind of
 result gets, and that what a gate item judged is the very value the summary and the report then read."""
 from __future__ import annotations
 
 from test_retrieval_modes import K, result, suite
 
+from pytest_chunkeval.judged import AgainstBaseline
+from pytest_chunkeval.judges.against_baseline import against, judge_suites
+from pytest_chunkeval.judges.gates import Thresholds
 from pytest_chunkeval.results import StrategyResult
-from pytest_chunkeval.scoring.against_baseline import against, judge_suites
-from pytest_chunkeval.scoring.gates import Thresholds
-from pytest_chunkeval.scoring.judged import AgainstBaseline
 
 
 def test_each_kind_of_result_gets_its_judgement() -> None:

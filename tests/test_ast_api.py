@@ -151,7 +151,7 @@ def test_token_unit_promises_the_window() -> None:
     code = "".join(f"def function_{i}(argument):\n    return argument * {i} + helper_{i}(argument)\n\n" for i in range(30))
     s = AstChunker("ast_tokens", max_chunk_size=64, size_unit="tokens", preserve_context=True)
     assert s.fits_window
-    from pytest_chunkeval.scoring.sizing import text_size
+    from pytest_chunkeval.chunking.sizing import text_size
 
     assert all(text_size(c.text, "tokens") <= 64 for c in s.chunk("m.py", code))
 

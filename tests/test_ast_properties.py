@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from pytest_chunkeval import ast_chunks
 from pytest_chunkeval.chunking.ast import LANGUAGES
-from pytest_chunkeval.scoring.sizing import text_size
+from pytest_chunkeval.chunking.sizing import text_size
 
 FRAGMENTS: dict[str, list[str]] = {
     "python": ["import os\nfrom a.b import c as d\n", "X = 1\n", "@dec\ndef f(a, b=2):\n    '''doc'''\n    return a + b\n",

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+from pytest_chunkeval.judges.comparison import Policy, comparison_dict, judged
+from pytest_chunkeval.judges.gates import Thresholds
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.report import Summary, build_report
 from pytest_chunkeval.output.tables import comparison_table, render_text
@@ -16,8 +18,6 @@ from pytest_chunkeval.results import (
     SuiteResult,
     suites_from_report,
 )
-from pytest_chunkeval.scoring.comparison import Policy, comparison_dict, judged
-from pytest_chunkeval.scoring.gates import Thresholds
 from pytest_chunkeval.scoring.metrics import Relevant
 
 K = 10

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_chunkeval.judges.gates import Thresholds, evaluate_gates
 from pytest_chunkeval.results import IndexInfo, StrategyResult
-from pytest_chunkeval.scoring.gates import Thresholds, evaluate_gates
 
 
 def entry(ndcg: float, recall: float, size: int) -> StrategyResult:

@@ -270,7 +270,7 @@ def test_corpus_is_chunked_losslessly_without_recovery(signatures: bool) -> None
 
 @pytest.mark.skipif(not CORPUS_FILES, reason="golden/avap/corpus not present")
 def test_token_budget_keeps_every_chunk_inside_the_window() -> None:
-    from pytest_chunkeval.scoring.sizing import count_tokens
+    from pytest_chunkeval.chunking.sizing import count_tokens
 
     try:
         count_tokens("probe")

@@ -135,10 +135,10 @@ CORPUS = {
 
 
 def test_points_with_identical_chunks_share_one_table_and_embed_nothing_again(tmp_path: Path) -> None:
+    from pytest_chunkeval.chunking.sizing import default_tokens
     from pytest_chunkeval.evaluate import Evaluator, Settings
     from pytest_chunkeval.golden import load_golden
     from pytest_chunkeval.retrieval.index import IndexStore
-    from pytest_chunkeval.scoring.sizing import default_tokens
 
     suite_dir = tmp_path / "suite"
     (suite_dir / "corpus").mkdir(parents=True)

@@ -15,9 +15,9 @@ import pytest
 import sentence_transformers  # noqa: F401
 from project_files import name_suites, write_strategies, write_suite
 
+from pytest_chunkeval.chunking.sizing import read_window
 from pytest_chunkeval.retrieval.embed import Embedder
 from pytest_chunkeval.retrieval.model_files import default_model_dir
-from pytest_chunkeval.scoring.sizing import read_window
 
 
 def model_copy(dest: Path, window: int | None = 128, tokenizer_json: bool = True) -> Path:

@@ -17,7 +17,7 @@ import pytest
 
 from pytest_chunkeval.chunking.ast.chunker import AstChunker
 from pytest_chunkeval.chunking.peers import AstChunkPeer, ChonkieCode, LangchainRecursive, PeerChunker
-from pytest_chunkeval.scoring.sizing import nonws_len
+from pytest_chunkeval.chunking.sizing import nonws_len
 
 ROOT = Path(__file__).resolve().parents[1]
 POLYGLOT = ROOT / "golden" / "polyglot" / "corpus"

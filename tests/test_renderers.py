@@ -16,14 +16,16 @@ from pathlib import Path
 
 import pytest
 
-import pytest_chunkeval.scoring.against_baseline as against_baseline
-import pytest_chunkeval.scoring.comparison as comparison
+import pytest_chunkeval.judges.against_baseline as against_baseline
+import pytest_chunkeval.judges.comparison as comparison
+import pytest_chunkeval.judges.gates as gates
 import pytest_chunkeval.scoring.family as family
-import pytest_chunkeval.scoring.gates as gates
 import pytest_chunkeval.scoring.stats as stats
 import pytest_chunkeval.verdict as verdict_module
 from pytest_chunkeval.evaluate import Evaluator
 from pytest_chunkeval.github.comment import DEFAULT_MARKER, build_body
+from pytest_chunkeval.judged import AgainstBaseline, GateResult
+from pytest_chunkeval.judges.comparison import MetricDelta, QueryChange, StrategyComparison, SuiteComparison
 from pytest_chunkeval.output import headline
 from pytest_chunkeval.output.annotations import MAX_ANNOTATIONS, annotation_lines
 from pytest_chunkeval.output.markdown import append_step_summary, document
@@ -44,8 +46,6 @@ from pytest_chunkeval.results import (
 )
 from pytest_chunkeval.retrieval.embed import Embedder
 from pytest_chunkeval.retrieval.index import IndexStore
-from pytest_chunkeval.scoring.comparison import MetricDelta, QueryChange, StrategyComparison, SuiteComparison
-from pytest_chunkeval.scoring.judged import AgainstBaseline, GateResult
 from pytest_chunkeval.scoring.metrics import Relevant
 from pytest_chunkeval.verdict import Reason, Verdict
 
@@ -192,7 +192,7 @@ def test_the_guard_stops_every_evaluation_and_judging_entry_point() -> None:
         for name in names:
             with pytest.raises(AssertionError, match="ran inside a renderer"):
                 getattr(module, name)()
-    from pytest_chunkeval.scoring.gates import evaluate_gates  # a name bound by import is caught too
+    from pytest_chunkeval.judges.gates import evaluate_gates  # a name bound by import is caught too
 
     with pytest.raises(AssertionError, match="ran inside a renderer"):
         evaluate_gates()

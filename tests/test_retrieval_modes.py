@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 from project_files import set_ini, write_strategies, write_suite
 
+from pytest_chunkeval.judges.against_baseline import judge_suites
+from pytest_chunkeval.judges.comparison import Policy, judged
+from pytest_chunkeval.judges.gates import Thresholds
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.report import REPORT_VERSION, Summary, build_report
 from pytest_chunkeval.output.tables import index_table, render_text, retrieval_table
@@ -26,9 +29,6 @@ from pytest_chunkeval.results import (
     row_label,
     suites_from_report,
 )
-from pytest_chunkeval.scoring.against_baseline import judge_suites
-from pytest_chunkeval.scoring.comparison import Policy, judged
-from pytest_chunkeval.scoring.gates import Thresholds
 from pytest_chunkeval.scoring.metrics import Relevant
 from pytest_chunkeval.verify import check_report
 

@@ -53,10 +53,10 @@ def _defaults(cls: type) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("where", "pairs"), [
-    ("pytest_chunkeval.scoring.gates:Thresholds", {"ndcg_gain": "gate_ndcg_gain", "recall_drop": "gate_recall_drop",
+    ("pytest_chunkeval.judges.gates:Thresholds", {"ndcg_gain": "gate_ndcg_gain", "recall_drop": "gate_recall_drop",
                                                    "size_increase": "gate_size_increase", "mode": "gate_mode",
                                                    "size_measure": "gate_size_measure"}),
-    ("pytest_chunkeval.scoring.comparison:Policy", {"k": "k", "tolerance": "regression_tolerance",
+    ("pytest_chunkeval.judges.comparison:Policy", {"k": "k", "tolerance": "regression_tolerance",
                                                     "alpha": "regression_alpha",
                                                     "size_increase": "regression_size_increase",
                                                     "size_measure": "gate_size_measure",
@@ -78,8 +78,8 @@ def test_the_librarys_own_defaults_agree_with_the_table(where: str, pairs: dict[
 
 
 def test_the_derived_settings_agree_with_the_library() -> None:
-    from pytest_chunkeval.scoring.comparison import Policy
-    from pytest_chunkeval.scoring.gates import Thresholds
+    from pytest_chunkeval.judges.comparison import Policy
+    from pytest_chunkeval.judges.gates import Thresholds
 
     options = Options(rootdir=Path())
     assert options.thresholds == Thresholds() and options.policy == Policy()

@@ -12,9 +12,9 @@ import pytest_chunkeval
 from pytest_chunkeval.chunk import Chunk, line_starts, span_chunk
 from pytest_chunkeval.chunking.ast.chunker import AstChunker
 from pytest_chunkeval.chunking.regex_config.chunker import GrammarChunker
+from pytest_chunkeval.chunking.sizing import ModelTokens, default_tokens, text_size
 from pytest_chunkeval.retrieval.model_files import default_model_dir
 from pytest_chunkeval.scoring.quality import check
-from pytest_chunkeval.scoring.sizing import ModelTokens, default_tokens, text_size
 from pytest_chunkeval.strategy import WINDOW, Registration, Strategy, resolve, strategy
 
 CONFIG = Path(__file__).parents[1] / "strategies" / "avap_config.json"

@@ -3,6 +3,7 @@
     python tools/import_graph.py            # every module's imports of the package, then the cycles (exit 1 if any)
     python tools/import_graph.py --cycles   # the cycles only
     python tools/import_graph.py --typing   # with the type-only imports too (`if TYPE_CHECKING:`)
+    python tools/import_graph.py --layers --typing   # every import of a higher layer by a lower one (exit 1 if any)
 
 An edge is any ``import`` / ``from ... import`` of a package module at any depth: a lazy import inside a function is
 a cycle waiting for the day someone hoists it, so it counts like one at the top. A string literal that is exactly the
@@ -11,7 +12,11 @@ counts too, as ``dynamic``: that is how ``importlib.import_module`` and a PEP 56
 load. Only the body of an ``if TYPE_CHECKING:`` block is left out: it never runs. Nothing is imported, so the tool
 works on a tree that does not import.
 
-``tests/test_import_graph.py`` asserts the graph has no cycle.
+No cycle is not enough for a reader: the package is layered (:data:`LAYERS`, lowest first, drawn in
+docs/design.md), and a module imports its own layer and those below it, never one above. :data:`LAYER_OF` places
+every module; a module it does not place is reported too, so a new module is placed by the one who adds it.
+
+``tests/test_import_graph.py`` asserts the graph has no cycle, no upward import and no unplaced module.
 """
 from __future__ import annotations
 
@@ -24,6 +29,42 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "pytest_chunkeval"
+
+
+#: The layers, lowest first. Data flows up: chunks are cut and indexed, searches scored, the scores gathered into
+#: results, the results judged, the judged results rendered, and the entry points (the pytest plugin, the commands)
+#: drive it all. A layer knows nothing of those above it.
+LAYERS = ("core", "chunking/retrieval", "scoring", "evaluation", "results", "judges", "output", "plugin/CLI")
+
+#: Module or package (relative to the package; a package's entry covers everything under it) -> its layer. The longest
+#: name that matches wins; "" is the package's own ``__init__`` (its public names) alone.
+LAYER_OF: dict[str, str] = {
+    # the words and values everything shares; nothing here imports a layer above
+    "vocabulary": "core", "chunk": "core", "grid": "core", "corpus": "core", "golden": "core",
+    "safe_yaml": "core", "settings.setting": "core",
+    # strategies cut files into chunks; the embedder and the tables index and search them
+    "strategy": "chunking/retrieval", "discovery": "chunking/retrieval", "sources": "chunking/retrieval",
+    "fingerprint": "chunking/retrieval", "chunking": "chunking/retrieval", "strategies": "chunking/retrieval",
+    "retrieval": "chunking/retrieval",
+    # pure metrics and statistics: functions of rankings, relevance and chunks
+    "scoring": "scoring",
+    # one strategy on one suite: chunk, index, search, score (and the cache of what that computed)
+    "evaluate": "evaluation", "chunk_corpus": "evaluation", "run_cache": "evaluation",
+    # the typed results (from a run or a stored report), in their one order, with the judges' decisions as data
+    "results": "results", "judged": "results", "ordering": "results", "comparable": "results",
+    "report_file": "results",
+    # what decides: gates, comparisons against a base, the verdict; the Summary is the judged run
+    "judges": "judges", "verdict": "judges",
+    # renderers and the files they write; the frontier's analysis is what its tables and chart show
+    "output": "output", "frontier": "output",
+    # the entry points: the pytest plugin and its run, the settings made options, the commands, the public names
+    "": "plugin/CLI", "__main__": "plugin/CLI", "plugin": "plugin/CLI", "items": "plugin/CLI",
+    "session": "plugin/CLI", "options": "plugin/CLI", "settings": "plugin/CLI", "fixtures": "plugin/CLI",
+    "distributed": "plugin/CLI", "models": "plugin/CLI", "accepted": "plugin/CLI", "tolerated": "plugin/CLI",
+    "base_ref": "plugin/CLI", "project": "plugin/CLI", "isolation": "plugin/CLI", "run_command": "plugin/CLI",
+    "cli": "plugin/CLI", "verify": "plugin/CLI", "frontier.cli": "plugin/CLI", "calibrate": "plugin/CLI",
+    "generators": "plugin/CLI", "init": "plugin/CLI", "github": "plugin/CLI",
+}
 
 
 @dataclass(frozen=True)
@@ -199,13 +240,65 @@ def describe_cycles(graph: dict[str, list[Edge]]) -> list[str]:
     return lines
 
 
+def layer_of(module: str, package: str = PACKAGE, table: dict[str, str] | None = None) -> str | None:
+    """The layer of ``module`` (a dotted name of the package): its longest entry in ``table`` (default
+    :data:`LAYER_OF`); None when no entry places it."""
+    table = LAYER_OF if table is None else table
+    if module == package:
+        return table.get("")
+    parts = module.removeprefix(package + ".").split(".")
+    for end in range(len(parts), 0, -1):
+        found = table.get(".".join(parts[:end]))
+        if found is not None:
+            return found
+    return None
+
+
+def unplaced(graph: dict[str, list[Edge]], package: str = PACKAGE, table: dict[str, str] | None = None) -> list[str]:
+    """The modules no entry of the layer table places."""
+    return [m for m in graph if layer_of(m, package, table) is None]
+
+
+def upward(graph: dict[str, list[Edge]], package: str = PACKAGE, table: dict[str, str] | None = None,
+           layers: tuple[str, ...] = LAYERS) -> list[Edge]:
+    """Every import of a module of a higher layer than the importer's (lazy, dynamic and type-only ones alike)."""
+    rank = {name: i for i, name in enumerate(layers)}
+
+    def height(module: str) -> int:
+        layer = layer_of(module, package, table)
+        return -1 if layer is None else rank[layer]
+
+    return [e for edges in graph.values() for e in edges if height(e.target) > height(e.source) >= 0]
+
+
+def describe_layers(graph: dict[str, list[Edge]], package: str = PACKAGE, table: dict[str, str] | None = None,
+                    layers: tuple[str, ...] = LAYERS) -> list[str]:
+    """One line per upward import, ``a (scoring) -> b (results) (top, line 3)``, then one per unplaced module."""
+    def named(module: str) -> str:
+        return f"{module} ({layer_of(module, package, table)})"
+
+    lines = [f"{named(e.source)} -> {named(e.target)} ({e.kind}, line {e.line})"
+             for e in upward(graph, package, table, layers)]
+    missing = unplaced(graph, package, table)
+    return lines + [f"{m}: no layer (place it in LAYER_OF, tools/import_graph.py)" for m in missing]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cycles", action="store_true", help="print the cycles only")
     parser.add_argument("--typing", action="store_true",
                         help="count the imports of `if TYPE_CHECKING:` blocks too (type-only dependencies)")
+    parser.add_argument("--layers", action="store_true",
+                        help="print the imports of a higher layer by a lower one, and modules with no layer")
     args = parser.parse_args(argv)
     graph = build_graph(typing=args.typing)
+    if args.layers:
+        found = describe_layers(graph)
+        print(f"{len(graph)} modules in {len(LAYERS)} layers ({' -> '.join(LAYERS)}), "
+              f"{len(found)} upward import(s) or unplaced module(s)")
+        for line in found:
+            print(f"  {line}")
+        return 1 if found else 0
     if not args.cycles:
         for module, edges in graph.items():
             marks = ", ".join(e.target + ("" if e.kind == "top" else f" ({e.kind})") for e in edges)

@@ -76,8 +76,8 @@ def decide(base: Path, head: Path) -> dict[str, Any]:
     """``head``'s report compared with ``base``'s as the check compares them, under the default policy (tolerance
     0.01, alpha 0.05, Holm, size and new-warning gates) at the report's k: the per-suite comparisons as the report's
     ``comparison`` sections would hold them."""
+    from pytest_chunkeval.judges.comparison import Policy, compare_run, comparison_dict
     from pytest_chunkeval.results import suites_from_report
-    from pytest_chunkeval.scoring.comparison import Policy, compare_run, comparison_dict
     from pytest_chunkeval.vocabulary import DEFAULT_K
 
     head_report = json.loads(head.read_text(encoding="utf-8"))

@@ -25,8 +25,8 @@ from typing import Any
 from pytest_chunkeval.calibrate import summary
 from pytest_chunkeval.calibrate.inject import KINDS, Detection, detect, targets
 from pytest_chunkeval.calibrate.nulls import NullPlan, NullRates, plan, same_tree, sign_flips
+from pytest_chunkeval.judges.comparison import Policy
 from pytest_chunkeval.results import SuiteResult, suites_from_report
-from pytest_chunkeval.scoring.comparison import Policy
 from pytest_chunkeval.scoring.family import CORRECTIONS
 from pytest_chunkeval.vocabulary import DEFAULT_K
 

@@ -18,7 +18,7 @@ sample; the observed fall then varies as it would from one sample of queries to 
 with probability ``share``. ``share`` is chosen, exactly from the suite's per-query numbers, where the population's
 expected NDCG fall is ``factor`` times its MDE under the first correction (the real
 :func:`~pytest_chunkeval.scoring.family.mde` on the population's spread of differences). Each run calls
-:func:`~pytest_chunkeval.scoring.comparison.compare_run`, and ``judge`` again for the other corrections. The strategy
+:func:`~pytest_chunkeval.judges.comparison.compare_run`, and ``judge`` again for the other corrections. The strategy
 is the only one changed, so the family is its own gating tests, as in a pull request that touches one strategy; a
 larger family raises the MDE the report prints, not the method.
 """
@@ -30,8 +30,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from pytest_chunkeval.calibrate.sides import Table, paired_ids, query_result, rng, shell, side, table
+from pytest_chunkeval.judges.comparison import Policy, compare_run, judge
 from pytest_chunkeval.results import SuiteResult
-from pytest_chunkeval.scoring.comparison import Policy, compare_run, judge
 from pytest_chunkeval.scoring.family import mde, per_test_alpha
 from pytest_chunkeval.scoring.metrics import ChunkRef, Ranked, Relevant, evaluate_query, file_grades
 

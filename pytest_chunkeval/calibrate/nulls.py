@@ -11,8 +11,8 @@ suites is).
 
 **Same tree.** Head and base are the report itself: every strategy is unchanged, nothing is tested, nothing fails.
 
-Every run calls the real decision: :func:`~pytest_chunkeval.scoring.comparison.compare_run` once, then
-:func:`~pytest_chunkeval.scoring.comparison.judge` again for each other correction and scope on the same
+Every run calls the real decision: :func:`~pytest_chunkeval.judges.comparison.compare_run` once, then
+:func:`~pytest_chunkeval.judges.comparison.judge` again for each other correction and scope on the same
 comparisons (judge reads only the raw p-values and falls, so re-judging is what a run with that setting decides).
 """
 from __future__ import annotations
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from pytest_chunkeval.calibrate.sides import Table, paired_ids, rng, rows, shell, side, table
+from pytest_chunkeval.judges.comparison import Policy, StrategyComparison, compare_run, judge
 from pytest_chunkeval.results import QueryResult, SuiteResult
-from pytest_chunkeval.scoring.comparison import Policy, StrategyComparison, compare_run, judge
 
 ALL = "all suites"  # the scope of one family over every suite
 

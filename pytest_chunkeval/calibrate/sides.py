@@ -1,6 +1,6 @@
 """The head and base sides of a simulated pull request, built from a report's per-query numbers.
 
-The decision (:func:`~pytest_chunkeval.scoring.comparison.compare_run` and its ``judge``) reads each side's per-query
+The decision (:func:`~pytest_chunkeval.judges.comparison.compare_run` and its ``judge``) reads each side's per-query
 metric values, its index digest (equal digests and rankings: unchanged) and its index size. A simulated side carries
 only what can change the verdict: the gating metrics (:data:`~pytest_chunkeval.scoring.family.GATING`), a digest
 that differs between head and base (so the strategy counts as changed and joins the family), and neither sizes (an

@@ -44,7 +44,7 @@ from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.ast.languages import LanguageSpec
 from pytest_chunkeval.chunking.ast.split import Splitter, fold_small, line_spans
 from pytest_chunkeval.chunking.ast.tree import ParseTimeout, SyntaxTree, kind_of, name_getter, parse
-from pytest_chunkeval.scoring.sizing import SpanSizer, check_unit, span_sizer
+from pytest_chunkeval.chunking.sizing import SpanSizer, check_unit, span_sizer
 from pytest_chunkeval.strategy import Strategy
 
 ENGINE_VERSION = "1"
@@ -521,8 +521,8 @@ class FunctionLevelChunker(Strategy):
 
     def source_files(self) -> list[Path]:
         """The language table, the tree view, the splitter and the sizing rules decide the chunks too."""
+        from pytest_chunkeval.chunking import sizing
         from pytest_chunkeval.chunking.ast import languages, tree
         from pytest_chunkeval.chunking.ast import split as ast_split
-        from pytest_chunkeval.scoring import sizing
 
         return [Path(m.__file__) for m in (languages, tree, ast_split, sizing) if m.__file__]

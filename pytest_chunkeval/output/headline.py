@@ -11,7 +11,7 @@ from pytest_chunkeval.output.escape import md_code, md_text
 from pytest_chunkeval.vocabulary import NDCG, RECALL, label
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.output.report import Summary
+    from pytest_chunkeval.judges.summary import Summary
     from pytest_chunkeval.verdict import Verdict
 
 SHOWN = 10  # lines per reason; the rest are counted (every one is in the JSON report)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest_chunkeval.judges.comparison import QueryChange, StrategyComparison
+from pytest_chunkeval.judges.summary import Summary
 from pytest_chunkeval.output import headline
 from pytest_chunkeval.output.escape import md_code, md_text
-from pytest_chunkeval.output.report import Summary
 from pytest_chunkeval.output.tables import (
     comparison_legend,
     comparison_table,
@@ -24,7 +25,6 @@ from pytest_chunkeval.output.tables import (
     retrieval_table,
     warning_lines,
 )
-from pytest_chunkeval.scoring.comparison import QueryChange, StrategyComparison
 from pytest_chunkeval.vocabulary import CHUNK, FILE
 
 STEP_SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB, with room for other steps' lines

@@ -6,16 +6,26 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_chunkeval.output.files import Written, partial_path, write_text
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.options import Options
-    from pytest_chunkeval.output.report import Summary
+    from pytest_chunkeval.judges.summary import Summary
 
 
-def write_outputs(options: Options, summary: Summary, report: dict[str, Any], complete: bool,
+class Asked(Protocol):
+    """The outputs a run asks for, as :class:`pytest_chunkeval.options.Options` holds them: named here, not imported,
+    because the options are the plugin's, a layer above the renderers (tools/import_graph.py --layers)."""
+
+    report: Path | None
+    markdown: Path | None
+    chart: Path | None
+    step_summary: bool
+    frontier: bool
+
+
+def write_outputs(options: Asked, summary: Summary, report: dict[str, Any], complete: bool,
                   save_accepted: Callable[[], object]) -> Written:
     """Every output the options ask for, each on its own: the JSON report (a partial one beside it when the run did
     not finish, and then nothing else), the Markdown, the job summary, the chart, the frontier and the accepted

@@ -1,4 +1,4 @@
-"""The evaluation's outputs as one value (:class:`Summary`) and the JSON report anyone can recompute from.
+"""The JSON report anyone can recompute from, written from the judged run (``judges.summary.Summary``).
 
 The JSON keeps every ranking and every chunk's span so each number can be recomputed independently
 (``python -m pytest_chunkeval.verify REPORT``). Paths inside a suite are relative to its corpus. The report is strict
@@ -11,13 +11,12 @@ import json
 import os
 import platform
 import subprocess
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pytest_chunkeval.results import SuiteResult
-from pytest_chunkeval.scoring.comparison import SuiteComparison, comparison_dict
-from pytest_chunkeval.scoring.gates import Thresholds
+from pytest_chunkeval.judges.comparison import comparison_dict
+from pytest_chunkeval.judges.summary import Summary
 
 # 3: every strategy entry names its strategy and retrieval mode ("strategy", "retrieval"); the top-level "retrieval"
 # may be a comma list, and then entries are keyed by row label (``ast[vector]``). Version 2 reports still read.
@@ -39,34 +38,6 @@ def machine_info() -> dict[str, Any]:
         "processor": platform.machine(),
         "cpus": os.cpu_count(),
     }
-
-
-@dataclass
-class Summary:
-    """Everything a renderer needs: the typed results (each judged against the baseline once:
-    ``scoring.against_baseline``), the settings they were made under, the comparisons and the verdict. Renderers
-    read it; none of them judges anything."""
-
-    k: int
-    retrieval: str
-    baseline: str
-    model: dict[str, Any]
-    embedding: dict[str, int]
-    suites: dict[str, SuiteResult]
-    thresholds: Thresholds = field(default_factory=Thresholds)
-    comparisons: dict[str, SuiteComparison] = field(default_factory=dict)
-    base: dict[str, Any] | None = None  # what the comparisons are against: a git ref's evaluation or a stored report
-    family_size: int = 0  # the paired tests that can fail the run (gating metrics of changed strategies)
-    correction: str = "holm"  # how their p-values were adjusted across the family
-    verdict: Any = None  # verdict.Verdict of the finished run (None while it runs)
-    tolerance: float = 0.01  # the fall of a mean a comparison allows (ini chunkeval_regression_tolerance)
-    columns: tuple[str, ...] = ()  # extra column groups of the retrieval table (tables.COLUMN_GROUPS)
-    gated: bool = False  # gates were asked for (--chunkeval-gate): only then a gates column
-
-    @property
-    def modes(self) -> tuple[str, ...]:
-        """The retrieval modes of this run, in the order asked for."""
-        return tuple(m for m in self.retrieval.split(",") if m)
 
 
 def build_report(summary: Summary, root: Path, complete: bool = True) -> dict[str, Any]:

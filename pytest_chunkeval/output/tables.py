@@ -1,6 +1,6 @@
 """One row model for every table a person reads, rendered to the terminal (rich) and to Markdown alike.
 
-A table is built once from a :class:`~report.Summary` — cells are final strings — so the terminal, the Markdown report
+A table is built once from a :class:`Summary` — cells are final strings — so the terminal, the Markdown report
 and the GitHub job summary can never disagree about a number.
 """
 from __future__ import annotations
@@ -8,13 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_chunkeval.judges.comparison import MetricDelta, StrategyComparison
+from pytest_chunkeval.judges.summary import Summary
 from pytest_chunkeval.output.escape import log_text, md_cell
-from pytest_chunkeval.output.report import Summary
 from pytest_chunkeval.results import StrategyResult, SuiteResult
-from pytest_chunkeval.scoring.comparison import MetricDelta, StrategyComparison
 from pytest_chunkeval.vocabulary import (
     BUDGET_RECALL,
     CHUNK,
+    COLUMN_GROUPS,
     DEFAULT_BUDGETS,
     FILE,
     LABELS,
@@ -48,7 +49,7 @@ def _ci(summary: Summary, s: StrategyResult, mode: str, metric: str) -> str:
 
 
 def _gates_cell(s: StrategyResult) -> str:
-    gates = s.gates  # judged once for the run (scoring.against_baseline); read here, never recomputed
+    gates = s.gates  # judged once for the run (judges.against_baseline); read here, never recomputed
     if not gates:
         return "—"
     failed = [g.name.split("-")[0 if g.name != "index-size" else 1] for g in gates if not g.passed]
@@ -69,7 +70,7 @@ def _retrieval_words(summary: Summary) -> str:
     return f"{summary.retrieval} retrieval"
 
 
-# Column groups of the retrieval table beyond the default ones: options.COLUMN_GROUPS (--chunkeval-columns); every
+# Column groups of the retrieval table beyond the default ones: vocabulary.COLUMN_GROUPS (--chunkeval-columns); every
 # number is in the JSON report whatever is shown.
 
 
@@ -126,8 +127,6 @@ def retrieval_legend(summary: Summary) -> str:
         parts.append("BR@n: share of relevant lines within the first n tokens retrieved")
     if summary.gated:
         parts.append("gates: the ADR's adoption gates against the baseline")
-    from pytest_chunkeval.options import COLUMN_GROUPS
-
     hidden = [g for g in COLUMN_GROUPS if g not in summary.columns]
     more = f" More columns: --chunkeval-columns={','.join(hidden)}." if hidden else ""
     return "Legend — " + "; ".join(parts) + "." + more + " Every number is in the JSON report."

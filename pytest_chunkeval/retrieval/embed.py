@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from pytest_chunkeval.chunking.sizing import ModelTokens, model_tokens, read_window
 from pytest_chunkeval.retrieval.cache_store import CacheWarning, EmbeddingCache, WarnFn  # noqa: F401  (their home was here)
 from pytest_chunkeval.retrieval.heap import release_heap
 from pytest_chunkeval.retrieval.model_files import DEFAULT_MAX_TOKENS, resolve_model, sha256_file, verify_pinned
-from pytest_chunkeval.scoring.sizing import ModelTokens, model_tokens, read_window
 
 ProgressFn = Callable[[int], None]
 #: Called once per ``encode`` with (texts to embed, texts served from the cache); returns what to call as embedded

@@ -162,7 +162,7 @@ class OnnxEncoder:
     def __init__(self, model_dir: Path, onnx_file: Path, window: int, device: str = "cpu") -> None:
         import onnxruntime as ort
 
-        from pytest_chunkeval.scoring.sizing import load_tokenizer
+        from pytest_chunkeval.chunking.sizing import load_tokenizer
 
         kind = device.split(":", 1)[0]
         provider = PROVIDERS.get(kind)

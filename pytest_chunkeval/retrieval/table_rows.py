@@ -30,10 +30,6 @@ class Hit:
     score: float
 
 
-#: What :meth:`IndexStore.size_bytes` measures, named in docs and reports.
-SIZE_MEASURE = "arrow_bytes"
-
-
 #: One batch of a table build: its rows and their vectors, in the same order.
 Batch = tuple[Sequence[Row], np.ndarray]
 

@@ -4,8 +4,8 @@ Lossless: every non-blank source line can be found in some chunk that claims its
 declares dropped excepted). Within size: no chunk over the strategy's declared limit. Token window: how many
 chunks the embedder truncates (its window, in its own tokens: all-MiniLM-L6-v2 reads 256, and a 1,000-character
 Python chunk averages ~285), a failure only where the strategy promises to fit. Tiny chunks: a share, because
-fragments without context retrieve badly. Sizes are measured by :mod:`.sizing`, with the model the strategy's
-contract is bound to.
+fragments without context retrieve badly. Sizes are measured by :mod:`~pytest_chunkeval.chunking.sizing`, with the
+model the strategy's contract is bound to.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
-from pytest_chunkeval.scoring.sizing import default_tokens, nonws_len, text_size
+from pytest_chunkeval.chunking.sizing import default_tokens, nonws_len, text_size
 from pytest_chunkeval.strategy import Contract
 
 TINY_NONWS_CHARS = 50

@@ -42,7 +42,7 @@ from pytest_chunkeval.settings.setting import (
     resolve,
     share,
 )
-from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL, FILE, RANK_MODES, RETRIEVAL_MODES
+from pytest_chunkeval.vocabulary import COLUMN_GROUPS, DEFAULT_K, DEFAULT_RETRIEVAL, FILE, RANK_MODES, RETRIEVAL_MODES
 
 DEFAULT_GOLDEN = ["golden/*/queries.yaml", "golden/*/queries.jsonl"]
 #: Where chunking and embedding run: in this process (default) or as a Ray Data pipeline (the ``ray`` extra).
@@ -52,8 +52,6 @@ SIZE_MEASURES = ("bytes", "chunk_count", "text_bytes")
 #: What a chunker warning new on head does to its comparison. "fail" by default: a new "closing line without an
 #: open block" is the clearest sign a grammar change broke parsing, and unchanged code gives none (no false alarm).
 NEW_WARNINGS = ("fail", "report")
-#: Column groups of the retrieval table beyond its default ones (rendered by output.tables).
-COLUMN_GROUPS = ("chunk", "budget")
 
 #: The docs' sections of the options reference, in order: key -> (heading, where the group is explained).
 GROUPS = {

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from pytest_chunkeval.retrieval.index import IndexStore
-from pytest_chunkeval.retrieval.table_rows import SIZE_MEASURE, Row
+from pytest_chunkeval.retrieval.table_rows import Row
+from pytest_chunkeval.vocabulary import SIZE_MEASURE
 
 ROWS = [
     Row(f"f{i}.py#0", f"f{i}.py", 1, 3 + i, f"def handler_{i}(request):\n    return respond(request, code={i})\n" * (i + 1))

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_chunkeval.judges.regression import load_previous
 from pytest_chunkeval.output.files import Written, failure, write_text
 from pytest_chunkeval.output.report import write_json
-from pytest_chunkeval.scoring.regression import load_previous
 
 REPORT = {"version": 3, "suites": {"s": {"strategies": {f"x{i}": {"ranking": list(range(200))} for i in range(200)}}}}
 

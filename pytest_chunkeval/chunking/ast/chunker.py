@@ -20,7 +20,7 @@ from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec
 from pytest_chunkeval.chunking.ast.split import Span, Splitter, fold_small, line_spans
 from pytest_chunkeval.chunking.ast.tree import Node, ParseTimeout, SyntaxTree, kind_of, name_getter, parse
-from pytest_chunkeval.scoring.sizing import TokenModel, check_unit, default_tokens, nonws_len, span_sizer, text_size
+from pytest_chunkeval.chunking.sizing import TokenModel, check_unit, default_tokens, nonws_len, span_sizer, text_size
 from pytest_chunkeval.strategy import WINDOW, Strategy
 
 ENGINE_VERSION = "1"
@@ -406,8 +406,8 @@ class AstChunker(Strategy):
 
     def source_files(self) -> list[Path]:
         """The engine and the language table decide the chunks, so they feed the index fingerprint."""
+        from pytest_chunkeval.chunking import sizing
         from pytest_chunkeval.chunking.ast import languages, tree
         from pytest_chunkeval.chunking.ast import split as ast_split
-        from pytest_chunkeval.scoring import sizing
 
         return [Path(m.__file__) for m in (languages, tree, ast_split, sizing) if m.__file__]

@@ -26,7 +26,7 @@ from typing import Any
 
 from pytest_chunkeval.chunking.ast.languages import UNIT_KINDS
 from pytest_chunkeval.chunking.ast.tree import SyntaxTree, kind_of
-from pytest_chunkeval.scoring.sizing import SpanSizer, _byte_span
+from pytest_chunkeval.chunking.sizing import SpanSizer, _byte_span
 
 
 class Span:

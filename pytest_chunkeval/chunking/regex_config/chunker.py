@@ -37,7 +37,7 @@ from pytest_chunkeval.chunk import Chunk, line_starts
 from pytest_chunkeval.chunking.regex_config.config import GrammarConfig, load_config
 from pytest_chunkeval.chunking.regex_config.scanner import Node, Scan, scan
 from pytest_chunkeval.chunking.render_summary import render_tags
-from pytest_chunkeval.scoring.sizing import check_unit
+from pytest_chunkeval.chunking.sizing import check_unit
 from pytest_chunkeval.strategy import WINDOW, Strategy
 
 MAX_CONTEXT_CHARS = 200

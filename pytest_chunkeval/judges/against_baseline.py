@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
 
+from pytest_chunkeval.judged import AgainstBaseline, VsBaseline
+from pytest_chunkeval.judges.gates import Thresholds, evaluate_gates
 from pytest_chunkeval.results import StrategyResult, SuiteResult
-from pytest_chunkeval.scoring.gates import Thresholds, evaluate_gates
-from pytest_chunkeval.scoring.judged import AgainstBaseline, VsBaseline
 from pytest_chunkeval.scoring.stats import compare_paired
 
 Known = MutableMapping[tuple[str, str], AgainstBaseline]  # (suite key, row label) -> what was judged already

@@ -1,7 +1,7 @@
 """What the judges decided about one result, as plain data: a gate's outcome and a result against its baseline.
 
-Kept apart from the code that decides (:mod:`~pytest_chunkeval.scoring.gates`,
-:mod:`~pytest_chunkeval.scoring.against_baseline`) so that :mod:`~pytest_chunkeval.results` can carry a decision
+Kept apart from the code that decides (:mod:`~pytest_chunkeval.judges.gates`,
+:mod:`~pytest_chunkeval.judges.against_baseline`) so that :mod:`~pytest_chunkeval.results` can carry a decision
 without importing the judges: a result value holds its verdict, and every renderer reads it from there.
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pytest_chunkeval.scoring.judged import GateResult
+from pytest_chunkeval.judged import GateResult
 from pytest_chunkeval.vocabulary import FILE, NDCG, RECALL, label, metric_keys
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ class Thresholds:
     recall_drop: float = 0.05  # candidate Recall@k may be at most this many points (as a fraction) below
     size_increase: float = 0.50  # candidate index may be less than this much bigger (relative)
     mode: str = FILE  # which relevance view the gates read: file or chunk
-    size_measure: str = "bytes"  # bytes (the index payload, index.SIZE_MEASURE), chunk_count or text_bytes
+    size_measure: str = "bytes"  # bytes (the index payload, vocabulary.SIZE_MEASURE), chunk_count or text_bytes
 
 
 def evaluate_gates(candidate: StrategyResult, baseline: StrategyResult, k: int, t: Thresholds) -> list[GateResult]:
