@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/test_plugin.py)
+import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/conftest.py)
 import numpy as np
 import pytest
 import sentence_transformers  # noqa: F401

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/test_plugin.py)
+import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/conftest.py)
 import numpy as np
 import pytest
 import sentence_transformers  # noqa: F401
