@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from project_files import set_ini, write_strategies, write_suite
+from project_files import SHOP_CORPUS, set_ini, write_strategies, write_suite
 
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.report import REPORT_VERSION, Summary, build_report
@@ -182,7 +182,7 @@ def _one_query_project(pytester: pytest.Pytester) -> None:
     write_strategies(pytester.path, {"fixed_size.py": (
         "from pytest_chunkeval import FixedSizeChunker, strategy\n\n\n@strategy\ndef fixed_size():\n"
         "    return FixedSizeChunker(max_chunk_size=120)\n")})
-    write_suite(pytester.path / "golden" / "shop", {"orders.py": "def order_total(order):\n    return sum(order)\n"},
+    write_suite(pytester.path / "golden" / "shop", {"orders.py": SHOP_CORPUS["orders.py"]},
                 "corpus: corpus\nqueries:\n  - id: order-total\n    query: total of an order\n"
                 "    relevant:\n      - path: orders.py\n        lines: [1, 2]\n")
 
