@@ -7,17 +7,25 @@ tests do not notice (a used snapshot counts by itself), but a skipped one does: 
 skipped and reports its snapshots as unused, which fails the run. That is what a run without the ``peers`` extra
 hit (the peers' chunk snapshots skip), once tests with in-process runs sorted before tests/test_chunk_snapshots.py.
 
-It also holds the fixtures several test modules share (the small projects the end-to-end tests evaluate); what
-they write, and the helpers the tests call, are in tests/project_files.py.
+It also holds the fixtures several test modules share: the small projects the end-to-end tests evaluate (what they
+write, and the helpers the tests call, are in tests/project_files.py) and the GitHub stand-in, clock and job
+environment of the ``chunkeval comment`` tests (tests/github_client.py, tests/github_stub.py).
 """
 from __future__ import annotations
 
 import importlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fake_model import FakeSentenceModel
+from github_client import FakeClock
+from github_stub import PR, REPO, TOKEN, FakeGitHub, serve
 from project_files import write_grid_project, write_project
 
+from pytest_chunkeval.github import api
 from pytest_chunkeval.retrieval.embed import Embedder
 
 
@@ -65,3 +73,35 @@ def grid_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, lan
     fake = FakeSentenceModel()
     monkeypatch.setattr(Embedder, "model", lambda self: fake)
     return write_grid_project(pytester)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The GitHub client's clock, a fake one: waits are recorded, never slept (the GitHub tests use it throughout)."""
+    fake = FakeClock()
+    monkeypatch.setattr(api, "SYSTEM_CLOCK", fake.as_clock())
+    return fake
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    """The stand-in for GitHub's REST API (tests/github_stub.py), serving on 127.0.0.1 for one test."""
+    with serve() as state:
+        yield state
+
+
+@pytest.fixture
+def actions_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, github: FakeGitHub) -> Path:
+    """The variables a pull_request job gives its steps; returns the step summary file."""
+    for key in list(os.environ):
+        if key.startswith("GITHUB_"):
+            monkeypatch.delenv(key)
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": PR}}))
+    summary = tmp_path / "step_summary.md"
+    summary.write_text("# the evaluation's own summary\n")
+    for key, value in {"GITHUB_REPOSITORY": REPO, "GITHUB_EVENT_PATH": str(event), "GITHUB_API_URL": github.url,
+                       "GITHUB_SERVER_URL": "https://github.test", "GITHUB_RUN_ID": "4242",
+                       "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_TOKEN": TOKEN}.items():
+        monkeypatch.setenv(key, value)
+    return summary
