@@ -1,4 +1,5 @@
-"""Keeps syrupy's record of test outcomes with this session while tests run pytest sessions of their own.
+"""What the test modules share: their fixtures (below), and a hook that keeps syrupy's record of test outcomes with
+this session while tests run pytest sessions of their own.
 
 syrupy (7.0.2) records each item's outcome through a module global that every session start overwrites. A test that
 runs pytest in-process (``pytester.runpytest``, as the plugin's end-to-end tests do) leaves that global pointing at
@@ -7,9 +8,10 @@ tests do not notice (a used snapshot counts by itself), but a skipped one does: 
 skipped and reports its snapshots as unused, which fails the run. That is what a run without the ``peers`` extra
 hit (the peers' chunk snapshots skip), once tests with in-process runs sorted before tests/test_chunk_snapshots.py.
 
-It also holds the fixtures several test modules share: the small projects the end-to-end tests evaluate (what they
-write, and the helpers the tests call, are in tests/project_files.py) and the GitHub stand-in, clock and job
-environment of the ``chunkeval comment`` tests (tests/github_client.py, tests/github_stub.py).
+The fixtures are the small projects the end-to-end tests evaluate (what they write, and the helpers the tests call,
+are in tests/project_files.py) and the GitHub stand-in, clock and job environment of the ``chunkeval comment`` tests
+(tests/github_client.py, tests/github_stub.py). Test modules never import each other: what two of them share lives
+here or in a plain helper module beside them.
 """
 from __future__ import annotations
 
