@@ -18,6 +18,7 @@ import pytest
 import yaml
 from action_steps import ROOT, Run, load_action, run_action
 from github_stub import PR, REPO, TOKEN, FakeGitHub, serve
+from project_files import PROJECT_CORPUS, PROJECT_GOLDEN, PROJECT_STRATEGIES, write_strategies, write_suite
 
 INPUT_REF = re.compile(r"\binputs\.([A-Za-z_][\w-]*)")
 FIXED_ARGS = ["--chunkeval-markdown=chunkeval-report.md",
@@ -247,14 +248,11 @@ def test_the_action_evaluates_a_pull_request_and_comments(tmp_path: Path) -> Non
     """Every run: step but the install (this environment is already installed), in order, on a git repository whose
     pull request makes one strategy worse: the vs-base item fails, the comment shows the comparison, the outputs
     point at the reports, and the last step fails with pytest's exit status."""
-    from project_files import write_strategies, write_suite
-    from test_plugin import CORPUS, GOLDEN, STRATEGIES
-
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "pyproject.toml").write_text('[tool.pytest.ini_options]\nchunkeval_golden = ["golden/*/queries.yaml"]\n')
-    write_strategies(repo, STRATEGIES)
-    write_suite(repo / "golden" / "shop", CORPUS, GOLDEN)
+    write_strategies(repo, PROJECT_STRATEGIES)
+    write_suite(repo / "golden" / "shop", PROJECT_CORPUS, PROJECT_GOLDEN)
     git_env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
                "GIT_COMMITTER_EMAIL": "t@t"}
 

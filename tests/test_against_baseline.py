@@ -2,7 +2,7 @@
 result gets, and that what a gate item judged is the very value the summary and the report then read."""
 from __future__ import annotations
 
-from test_retrieval_modes import K, result, suite
+from mode_results import K, result, suite
 
 from pytest_chunkeval.judged import AgainstBaseline
 from pytest_chunkeval.judges.against_baseline import against, judge_suites

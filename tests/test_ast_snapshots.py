@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_chunk_snapshots import ChunkSnapshotExtension, render_chunks
+from snapshot_format import ChunkSnapshotExtension, render_chunks
 
 from pytest_chunkeval.sources import packaged
 

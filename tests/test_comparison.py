@@ -3,52 +3,17 @@ from __future__ import annotations
 
 import json
 
+from comparison_results import CHUNKS, compared_summary, result, spec, suite
+
 from pytest_chunkeval.judges.comparison import Policy, comparison_dict, judged
-from pytest_chunkeval.judges.gates import Thresholds
 from pytest_chunkeval.output.markdown import document
-from pytest_chunkeval.output.report import Summary, build_report
+from pytest_chunkeval.output.report import build_report
 from pytest_chunkeval.output.tables import comparison_table, render_text
 from pytest_chunkeval.results import (
     ChunkSpan,
-    IndexInfo,
-    QueryResult,
-    QuerySpec,
-    RankedChunk,
-    StrategyResult,
-    SuiteResult,
     suites_from_report,
 )
-from pytest_chunkeval.scoring.metrics import Relevant
 
-K = 10
-
-
-def spec(qid: str, path: str = "a.py", lines: tuple[int, int] = (1, 5), text: str | None = None) -> QuerySpec:
-    return QuerySpec(qid, text or f"where is {qid}", (Relevant(path, lines, 1),))
-
-
-def result(name: str, scores: dict[str, float], chunks: tuple[ChunkSpan, ...], size: int = 1000,
-           digest: str = "d", hits: dict[str, int | None] | None = None) -> StrategyResult:
-    """A strategy whose every metric of query q equals ``scores[q]``; ``hits`` puts a relevant chunk at that rank."""
-    queries = {}
-    for q, v in scores.items():
-        rank = (hits or {}).get(q, 1 if v > 0 else None)
-        ranking = tuple(RankedChunk(f"z#{i}", "z.py", 1, 2, 1.0 / i) for i in range(1, K + 1))
-        if rank is not None:
-            ranking = ranking[: rank - 1] + (RankedChunk("a#0", "a.py", 1, 5, 1.0),) + ranking[rank:]
-        metrics = {mode: {f"{m}@{K}": v for m in ("ndcg", "recall", "mrr")} for mode in ("file", "chunk")}
-        queries[q] = QueryResult(q, rank is not None, ranking, metrics)
-    means = {mode: {f"{m}@{K}": sum(scores.values()) / len(scores) for m in ("ndcg", "recall", "mrr")}
-             for mode in ("file", "chunk")}
-    return StrategyResult("s.yaml", name, files=2, chunks=chunks, queries=queries, means=means,
-                          index=IndexInfo(bytes=size, chunk_count=len(chunks), digest=digest))
-
-
-def suite(specs: list[QuerySpec], *strategies: StrategyResult) -> SuiteResult:
-    return SuiteResult("s.yaml", "s", "corpus", 2, {}, {q.id: q for q in specs}, {s.name: s for s in strategies})
-
-
-CHUNKS = (ChunkSpan("a#0", "a.py", 1, 5, "function"), ChunkSpan("a#1", "a.py", 6, 9, "function"))
 SPECS = [spec(f"q{i}") for i in range(30)]
 
 
@@ -122,18 +87,11 @@ def test_strategies_only_on_one_side_are_said_not_compared() -> None:
     assert judged(None, head, Policy()).strategies["new"].reason == "suite not evaluated on base"
 
 
-def _summary(base: SuiteResult, head: SuiteResult) -> Summary:
-    return Summary(k=K, retrieval="hybrid", baseline="ast", model={"id": "m", "max_tokens": 256},
-                   embedding={"embedded": 0, "cached": 60}, suites={"s.yaml": head}, thresholds=Thresholds(),
-                   comparisons={"s.yaml": judged(base, head, Policy())},
-                   base={"ref": "main", "commit": "0123456789abcdef", "seconds": 3.0, "embedded": 0, "cached": 60})
-
-
 def test_markdown_and_terminal_show_the_same_rows_and_the_details_a_reviewer_needs() -> None:
     base = suite(SPECS, result("ast", {q.id: 1.0 for q in SPECS}, CHUNKS, digest="x"))
     head = suite(SPECS, result("ast", {q.id: 0.0 if i < 12 else 1.0 for i, q in enumerate(SPECS)},
                                (ChunkSpan("a#0", "a.py", 1, 9, "file"),), digest="y"))
-    summary = _summary(base, head)
+    summary = compared_summary(base, head)
     md = document(summary)
     row = comparison_table(summary, "s.yaml").rows[0]
     assert row[1] == "1.000 → 0.600 ▼" and row[2].startswith("-0.400 [") and row[-1] == "FAIL, lost 12"
@@ -147,7 +105,7 @@ def test_markdown_is_trimmed_below_a_limit_with_a_note() -> None:
     many = [spec(f"q{i}") for i in range(400)]
     base = suite(many, result("ast", {q.id: 1.0 for q in many}, CHUNKS, digest="x"))
     head = suite(many, result("ast", {q.id: 0.0 if i % 2 else 1.0 for i, q in enumerate(many)}, CHUNKS[:1], digest="y"))
-    summary = _summary(base, head)
+    summary = compared_summary(base, head)
     full = document(summary)
     trimmed = document(summary, limit=len(full.encode()) // 2)
     assert len(trimmed.encode()) <= len(full.encode()) // 2
@@ -157,7 +115,7 @@ def test_markdown_is_trimmed_below_a_limit_with_a_note() -> None:
 def test_the_report_round_trips_through_typed_results_and_stays_strict_json() -> None:
     base = suite(SPECS, result("ast", {q.id: 1.0 for q in SPECS}, CHUNKS, size=0, digest="x"))
     head = suite(SPECS, result("ast", {q.id: 1.0 for q in SPECS}, CHUNKS, size=0, digest="y"))
-    report = build_report(_summary(base, head), root=__import__("pathlib").Path("."))
+    report = build_report(compared_summary(base, head), root=__import__("pathlib").Path("."))
     text = json.dumps(report, allow_nan=False)
     again = suites_from_report(json.loads(text))["s.yaml"]
     assert again.queries == head.queries and again.strategies["ast"].per_query() == head.strategies["ast"].per_query()
@@ -167,7 +125,7 @@ def test_the_report_round_trips_through_typed_results_and_stays_strict_json() ->
 def test_a_query_lost_with_unmoved_chunks_says_others_now_rank_above() -> None:
     base = suite(SPECS, result("ast", {q.id: 1.0 for q in SPECS}, CHUNKS, digest="x"))
     head = suite(SPECS, result("ast", {q.id: 0.0 if i < 12 else 1.0 for i, q in enumerate(SPECS)}, CHUNKS, digest="y"))
-    md = document(_summary(base, head))
+    md = document(compared_summary(base, head))
     assert "  - … the same on head: other chunks now rank above them" in md
     assert "  - head's top 3: `z.py:1-2`, `z.py:1-2`, `z.py:1-2`" in md
 
@@ -180,7 +138,7 @@ def test_the_step_summary_is_appended_and_counts_what_other_steps_wrote(tmp_path
     head = suite(many, result("ast", {q.id: 0.0 if i % 2 else 1.0 for i, q in enumerate(many)}, CHUNKS[:1], digest="y"))
     target = tmp_path / "summary.md"
     target.write_text("earlier step\n" + "x" * 20_000)
-    append_step_summary(_summary(base, head), target, limit=40_000)
+    append_step_summary(compared_summary(base, head), target, limit=40_000)
     text = target.read_text()
     assert text.startswith("earlier step\n") and "# pytest-chunkeval report" in text
     assert len(text.encode()) <= 40_000 and "Trimmed:" in text

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_fingerprint_cache import FakeSentenceModel  # the same small named fake
+from fake_model import FakeSentenceModel  # the same small named fake
 
 from pytest_chunkeval.fingerprint import index_fingerprint
 from pytest_chunkeval.retrieval.embed import Embedder, EmbeddingCache, check_device

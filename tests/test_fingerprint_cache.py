@@ -9,36 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fake_model import fake_embedder
 
 from pytest_chunkeval.corpus import read_corpus
 from pytest_chunkeval.discovery import load_strategy_modules
 from pytest_chunkeval.fingerprint import index_fingerprint, strategy_fingerprint
-from pytest_chunkeval.retrieval.embed import Embedder, EmbeddingCache
+from pytest_chunkeval.retrieval.embed import EmbeddingCache
 from pytest_chunkeval.retrieval.identifiers import split_identifier, split_words
 from pytest_chunkeval.strategy import registry
-
-
-class FakeSentenceModel:
-    """Deterministic 4-d vectors from text length; counts how many texts it was asked to embed."""
-
-    max_seq_length = 256
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-
-    def encode(self, texts: list[str], **_: object) -> np.ndarray:
-        self.seen.extend(texts)
-        return np.array([[len(t), 1.0, 0.0, 0.0] for t in texts], dtype=np.float32)
-
-
-def fake_embedder(tmp_path: Path, weights: bytes = b"weights") -> tuple[Embedder, FakeSentenceModel]:
-    model_dir = tmp_path / "model"
-    model_dir.mkdir(exist_ok=True)
-    (model_dir / "model.safetensors").write_bytes(weights)
-    fake = FakeSentenceModel()
-    emb = Embedder(str(model_dir), cache=EmbeddingCache(tmp_path / "cache.sqlite"))
-    emb._model = fake
-    return emb, fake
 
 
 def test_each_text_is_embedded_once_across_calls_and_processes(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import itertools
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
+from frontier_reports import entry, hand_made_report, report
 
 from pytest_chunkeval.cli import main
 from pytest_chunkeval.frontier.analysis import analyse, from_reports
@@ -18,29 +18,6 @@ from pytest_chunkeval.frontier.pooled import pool
 from pytest_chunkeval.frontier.significance import against_defaults, stratified_test
 from pytest_chunkeval.scoring.family import adjust
 from pytest_chunkeval.scoring.stats import paired_test
-from pytest_chunkeval.vocabulary import LINES, NDCG, metric_key
-
-KEY = metric_key(NDCG, 10)
-
-
-def entry(values: list[float], size: int, *, strategy: str, chunks: int = 10, tokens: int | None = 1000,
-          family: str = "", params: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None,
-          mode: str = "hybrid") -> dict[str, Any]:
-    """A report entry (``tokens`` None: a report from before ``embed_tokens`` was recorded)."""
-    out: dict[str, Any] = {
-        "skipped": None, "strategy": strategy, "retrieval": mode,
-        "index": {"bytes": size, "chunk_count": chunks, "cost": {"embed_seconds": 1.0},
-                  **({"embed_tokens": tokens} if tokens is not None else {})},
-        "queries": {f"q{i}": {"metrics": {LINES: {KEY: v}, "file": {KEY: 1.0}}} for i, v in enumerate(values)},
-    }
-    if family:
-        out |= {"family": family, "params": params or {}, "defaults": defaults or {}}
-    return out
-
-
-def report(suites: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
-    return {"k": 10, "retrieval": "hybrid", "retrieval_modes": ["hybrid"],
-            "suites": {key: {"strategies": s} for key, s in suites.items()}}
 
 
 def point(label: str, quality: float, cost: float, default: bool = False) -> Point:
@@ -163,20 +140,10 @@ def test_pooling_keeps_points_on_every_suite_averages_suite_means_and_sums_costs
     assert [p.pooled for p in result.panels] == [False, False, True]
 
 
-def _hand_made(tmp_path: Path) -> Path:
-    grid = {f"fixed_size[size={s}]": entry(vs, s * 10, strategy=f"fixed_size[size={s}]", family="fixed_size",
-                                          params={"size": s}, defaults={"size": 1000})
-            for s, vs in ((500, [0.9, 0.8, 0.7, 0.9]), (1000, [0.5, 0.4, 0.6, 0.5]), (2000, [0.3, 0.2, 0.3, 0.1]))}
-    suites = {"golden/a/queries.yaml": {**grid, "file_level": entry([0.6, 0.5, 0.4, 0.5], 3000, strategy="file_level")}}
-    path = tmp_path / "r.json"
-    path.write_text(json.dumps(report(suites)))
-    return path
-
-
 def test_the_command_prints_the_table_and_writes_markdown_and_a_png_of_the_expected_size(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    path = _hand_made(tmp_path)
+    path = hand_made_report(tmp_path)
     png, md = tmp_path / "out" / "f.png", tmp_path / "out" / "f.md"
     assert main(["frontier", str(path), "--chart", str(png), "--markdown", str(md)]) == 0
     out = capsys.readouterr().out
@@ -195,7 +162,7 @@ def test_the_command_prints_the_table_and_writes_markdown_and_a_png_of_the_expec
 def test_the_command_takes_another_metric_and_cost_and_refuses_a_bad_metric(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    path = _hand_made(tmp_path)
+    path = hand_made_report(tmp_path)
     assert main(["frontier", str(path), "--metric", "file:ndcg@10", "--cost", "chunks"]) == 0
     assert "NDCG@10 file against chunks" in capsys.readouterr().out
     assert main(["frontier", str(path), "--metric", "ndcg"]) == 2

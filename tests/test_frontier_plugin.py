@@ -7,10 +7,8 @@ import itertools
 import json
 from typing import Any
 
-import lancedb  # noqa: F401
 import pytest
-from project_files import set_ini
-from test_grid_plugin import project, run  # noqa: F401  (the fixture)
+from project_files import run_vector, set_ini
 
 from pytest_chunkeval.comparable import suite_digest
 from pytest_chunkeval.report_file import shape_problem
@@ -20,14 +18,14 @@ DEFAULT = "fixed_size[size=1000,overlap=100]"
 
 
 def test_the_frontier_flag_prints_the_frontier_and_adds_it_to_markdown_and_a_chart(
-    project: pytest.Pytester,  # noqa: F811
+    grid_project: pytest.Pytester,
 ) -> None:
-    set_ini(project.path, "chunkeval_strategies", '"file_level,fixed_size"', "file_level,fixed_size")
+    set_ini(grid_project.path, "chunkeval_strategies", '"file_level,fixed_size"', "file_level,fixed_size")
     grid = ["--chunkeval-grid", "fixed_size.size=200,1000", "--chunkeval-grid", "fixed_size.overlap=0,100"]
-    plain = run(project, *grid)
+    plain = run_vector(grid_project, *grid)
     assert plain.ret == 0 and "chunkeval frontier" not in plain.stdout.str()  # only when asked
-    cold = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
-    result = run(project, *grid, "--chunkeval-frontier", "--chunkeval-markdown=out/summary.md",
+    cold = json.loads((grid_project.path / ".chunkeval" / "chunkeval-report.json").read_text())
+    result = run_vector(grid_project, *grid, "--chunkeval-frontier", "--chunkeval-markdown=out/summary.md",
                  "--chunkeval-chart=out/chart.png")
     assert result.ret == 0
     out = result.stdout.str()
@@ -36,17 +34,17 @@ def test_the_frontier_flag_prints_the_frontier_and_adds_it_to_markdown_and_a_cha
     assert "★ frontier" in section and "best: " in section
     row = next(line for line in section.splitlines() if line.strip().startswith(DEFAULT))
     assert " default " in row
-    strategies = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())[
+    strategies = json.loads((grid_project.path / ".chunkeval" / "chunkeval-report.json").read_text())[
         "suites"]["golden/shop/queries.yaml"]["strategies"]
     assert {k: strategies[DEFAULT][k] for k in ("family", "params", "defaults")} == {
         "family": "fixed_size", "params": {"size": 1000, "overlap": 100}, "defaults": {"size": 1000, "overlap": 100}}
     assert "family" not in strategies["file_level"]
-    markdown = (project.path / "out" / "summary.md").read_text()
+    markdown = (grid_project.path / "out" / "summary.md").read_text()
     assert "## Frontier" in markdown and "![frontier](chart-frontier.png)" in markdown
-    assert (project.path / "out" / "chart-frontier.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (grid_project.path / "out" / "chart-frontier.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    warm = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
-    _embedding_cost_and_suite_identity_are_recorded(project, cold, warm)
+    warm = json.loads((grid_project.path / ".chunkeval" / "chunkeval-report.json").read_text())
+    _embedding_cost_and_suite_identity_are_recorded(grid_project, cold, warm)
 
 
 def _embedding_cost_and_suite_identity_are_recorded(tester: pytest.Pytester, cold: dict[str, Any],

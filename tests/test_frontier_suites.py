@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_frontier import entry, report
+from frontier_reports import entry, report
 
 from pytest_chunkeval.cli import main
 from pytest_chunkeval.comparable import recorded_digest, suite_digest

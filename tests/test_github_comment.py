@@ -1,6 +1,6 @@
 """``chunkeval comment`` against a stand-in for GitHub's REST API (tests/github_stub.py: a real HTTP server on
 127.0.0.1). Every test runs the real command (in-process, or as a process where a traceback would show) over real
-HTTP and real files; in-process, the client's clock is a fake one (:class:`FakeClock`), so no test sleeps.
+HTTP and real files; in-process, the client's clock is a fake one (the ``clock`` fixture, tests/conftest.py), so no test sleeps.
 tests/test_github_hostile.py holds the hostile servers and comments."""
 from __future__ import annotations
 
@@ -8,105 +8,22 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from github_stub import PR, REPO, TOKEN, FakeGitHub, Recorded, serve
+from github_client import LISTING, NOW, FakeClock, calls, comment, report
+from github_stub import PR, REPO, TOKEN, FakeGitHub, Recorded
 
-from pytest_chunkeval.cli import main
-from pytest_chunkeval.github import api
 from pytest_chunkeval.github.comment import COMMENT_LIMIT, DEFAULT_MARKER, split_sections
 
 ROOT = Path(__file__).resolve().parents[1]
-NOW = 1_700_000_000.0  # the fake wall clock's epoch seconds
-
-
-@dataclass
-class FakeClock:
-    """The client's time: waits are recorded, never slept; ``tick`` is how far each look at the monotonic clock moves
-    it (0: time stands still, so no deadline passes)."""
-
-    tick: float = 0.0
-    now: float = 0.0
-    waits: list[float] = field(default_factory=list)
-
-    def monotonic(self) -> float:
-        self.now += self.tick
-        return self.now
-
-    def as_clock(self) -> api.Clock:
-        return api.Clock(sleep=self.waits.append, wall=lambda: NOW, monotonic=self.monotonic)
-
-
-@pytest.fixture(autouse=True)
-def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    fake = FakeClock()
-    monkeypatch.setattr(api, "SYSTEM_CLOCK", fake.as_clock())
-    return fake
-
-
-@pytest.fixture
-def github() -> Iterator[FakeGitHub]:
-    with serve() as state:
-        yield state
-
-
-@pytest.fixture
-def actions_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, github: FakeGitHub) -> Path:
-    """The variables a pull_request job gives its steps; returns the step summary file."""
-    for key in list(os.environ):
-        if key.startswith("GITHUB_"):
-            monkeypatch.delenv(key)
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"pull_request": {"number": PR}}))
-    summary = tmp_path / "step_summary.md"
-    summary.write_text("# the evaluation's own summary\n")
-    for key, value in {"GITHUB_REPOSITORY": REPO, "GITHUB_EVENT_PATH": str(event), "GITHUB_API_URL": github.url,
-                       "GITHUB_SERVER_URL": "https://github.test", "GITHUB_RUN_ID": "4242",
-                       "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_TOKEN": TOKEN}.items():
-        monkeypatch.setenv(key, value)
-    return summary
-
-
-REPORT = """\
-# pytest-chunkeval report
-
-model `sentence-transformers/all-MiniLM-L6-v2`, hybrid retrieval, k=10; embedded 0 texts, 12 from cache
-
-## golden/avap/queries.yaml
-
-| strategy | NDCG@10 file |
-|---|---|
-| file_level | 0.71 |
-| fixed_size | 0.76 |
-"""
-
 RUN_URL = f"https://github.test/{REPO}/actions/runs/4242"
 
-
-def report(tmp_path: Path, text: str = REPORT) -> Path:
-    path = tmp_path / "chunkeval-report.md"
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def comment(*args: str) -> int:
-    return main(["comment", *args])
+pytestmark = pytest.mark.usefixtures("clock")  # in-process, the client's clock is the fake one
 
 
 def writes(github: FakeGitHub) -> list[Recorded]:
     return [r for r in github.requests if r.method != "GET"]
-
-
-def calls(github: FakeGitHub) -> list[str]:
-    """The requests as ``METHOD path``, the listing's page number added when there is one."""
-    return [f"{r.method} {r.path}" + (f" page {r.query['page'][0]}" if "page" in r.query else "")
-            for r in github.requests]
-
-
-LISTING = f"/repos/{REPO}/issues/{PR}/comments"
 
 
 def test_creates_the_comment_when_none_is_marked(tmp_path: Path, github: FakeGitHub, actions_env: Path,

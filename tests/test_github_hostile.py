@@ -1,9 +1,8 @@
 """``chunkeval comment`` against a hostile or broken API and hostile comments (issue 28), on the stand-in of
-tests/github_stub.py (a real HTTP server on 127.0.0.1) with the fake clock of tests/test_github_comment.py: the token
+tests/github_stub.py (a real HTTP server on 127.0.0.1) with the fake clock of tests/github_client.py: the token
 never leaves the API's host, only our own comment is edited, overlapping runs leave one comment, and an answer that
 is not what was asked for, a secondary rate limit, a looping next-page link or a trickling server each end in one
 clear message and the documented exit status, never a traceback, a hang or a wrong "not permitted"."""
-# ruff: noqa: F811  (the fixtures of tests/test_github_comment.py, imported by name, are the tests' arguments)
 from __future__ import annotations
 
 import os
@@ -12,20 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from github_client import LISTING, FakeClock, calls, comment, report
 from github_stub import BOT, REPO, TOKEN, FakeGitHub, Recorded, Trickle, serve
-from test_github_comment import (  # noqa: F401 (fixtures)
-    LISTING,
-    ROOT,
-    FakeClock,
-    actions_env,
-    calls,
-    clock,
-    comment,
-    github,
-    report,
-)
 
 from pytest_chunkeval.github.comment import DEFAULT_MARKER
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.usefixtures("clock")
 

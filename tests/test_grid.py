@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_fingerprint_cache import fake_embedder
+from fake_model import fake_embedder
 
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
 from pytest_chunkeval.grid import (

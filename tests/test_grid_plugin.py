@@ -1,78 +1,30 @@
 """A parameter grid through pytester, end to end: every point is its own items, rows and report keys, points whose
 chunks are identical share a table, ``-k`` selects one point, and a wrong grid is one usage error.
 
-The inner runs embed with ``FakeSentenceModel`` (a named stand-in, patched in for these in-process runs): these tests
+The inner runs embed with ``FakeSentenceModel`` (a named stand-in, patched in by the ``grid_project`` fixture of
+tests/conftest.py for these in-process runs): these tests
 check which items, rows and tables a grid makes, never what retrieves best.
 """
 from __future__ import annotations
 
 import json
 
-import lancedb  # noqa: F401
 import pytest
-from project_files import SHOP_CORPUS, name_suites, set_ini, write_strategies, write_suite
-from test_fingerprint_cache import FakeSentenceModel
-
-from pytest_chunkeval.retrieval.embed import Embedder
-
-# In-process pytester runs restore sys.modules afterwards; LanceDB's native module panics when imported twice.
-
-STRATEGIES = {
-    "strategies.py": """
-        from pytest_chunkeval import FileLevelChunker, FixedSizeChunker, strategy
-
-        @strategy
-        def file_level():
-            return FileLevelChunker()
-
-        @strategy(params={"size": [60, 4000], "overlap": [0, 20]})
-        def windows(size, overlap):
-            return FixedSizeChunker(max_chunk_size=size, overlap=overlap)
-    """,
-}
-
-GOLDEN = """
-    corpus: corpus
-    queries:
-      - id: password-hash
-        query: How are user passwords hashed with a salt?
-        relevant:
-          - path: auth.py
-"""
+from project_files import git, run_vector, set_ini, write_grid_project
 
 POINTS = ["windows[size=60,overlap=0]", "windows[size=60,overlap=20]",
           "windows[size=4000,overlap=0]", "windows[size=4000,overlap=20]"]
 
 
-def write_project(pytester: pytest.Pytester) -> pytest.Pytester:
-    name_suites(pytester)
-    write_strategies(pytester.path, STRATEGIES)
-    set_ini(pytester.path, "chunkeval_strategies", '"file_level,windows"', "file_level,windows")
-    write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, GOLDEN)
-    return pytester
-
-
-@pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    fake = FakeSentenceModel()
-    monkeypatch.setattr(Embedder, "model", lambda self: fake)
-    return write_project(pytester)
-
-
-def run(p: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return p.runpytest("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress",
-                       "--chunkeval-retrieval=vector", *args)
-
-
 def test_every_point_is_its_own_row_and_report_key_and_identical_chunks_share_a_table(
-    project: pytest.Pytester,
+    grid_project: pytest.Pytester,
 ) -> None:
-    result = run(project, "-v")
+    result = run_vector(grid_project, "-v")
     assert result.ret == 0
     out = result.stdout.str()
     for point in POINTS:
         assert f"golden/shop/queries.yaml::{point}::password-hash PASSED" in out
-    strategies = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())[
+    strategies = json.loads((grid_project.path / ".chunkeval" / "chunkeval-report.json").read_text())[
         "suites"]["golden/shop/queries.yaml"]["strategies"]
     assert set(strategies) == {"file_level", *POINTS}
     tables = {point: strategies[point]["index"]["table"] for point in POINTS}
@@ -84,55 +36,54 @@ def test_every_point_is_its_own_row_and_report_key_and_identical_chunks_share_a_
     assert sorted(entry["reused"] for entry in pair) == [False, True]
     assert [entry["embedded"] for entry in pair if entry["reused"]] == [0]
     # A second run reuses every point's table and embeds nothing.
-    again = run(project)
+    again = run_vector(grid_project)
     assert again.ret == 0
-    report = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
+    report = json.loads((grid_project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     for entry in report["suites"]["golden/shop/queries.yaml"]["strategies"].values():
         assert entry["index"]["reused"] is True and entry["index"]["embedded"] == 0
 
 
-def test_k_selects_one_point_by_its_keyword(project: pytest.Pytester) -> None:
-    result = run(project, "-v", "-k", "windows-size4000-overlap20 and password")
+def test_k_selects_one_point_by_its_keyword(grid_project: pytest.Pytester) -> None:
+    result = run_vector(grid_project, "-v", "-k", "windows-size4000-overlap20 and password")
     result.assert_outcomes(passed=1)
     assert "::windows[size=4000,overlap=20]::password-hash PASSED" in result.stdout.str()
-    assert run(project, "-k", "windows and not size4000 and password").parseoutcomes()["passed"] == 2
+    assert run_vector(grid_project, "-k", "windows and not size4000 and password").parseoutcomes()["passed"] == 2
 
 
-def test_the_command_line_grids_a_built_in_and_a_wrong_parameter_is_a_usage_error(project: pytest.Pytester) -> None:
-    set_ini(project.path, "chunkeval_strategies", '"file_level,fixed_size"', "file_level,fixed_size")
-    collected = run(project, "--collect-only", "-q", "--chunkeval-grid", "fixed_size.size=500,1000")
+def test_the_command_line_grids_a_built_in_and_a_wrong_parameter_is_a_usage_error(grid_project: pytest.Pytester) -> None:
+    set_ini(grid_project.path, "chunkeval_strategies", '"file_level,fixed_size"', "file_level,fixed_size")
+    collected = run_vector(grid_project, "--collect-only", "-q", "--chunkeval-grid", "fixed_size.size=500,1000")
     ids = collected.stdout.str()
     assert "::fixed_size[size=500]::password-hash" in ids and "::fixed_size[size=1000]::password-hash" in ids
     assert "::fixed_size::" not in ids
-    wrong = run(project, "--chunkeval-grid", "fixed_size.sise=500")
+    wrong = run_vector(grid_project, "--chunkeval-grid", "fixed_size.sise=500")
     assert wrong.ret == pytest.ExitCode.USAGE_ERROR
     wrong.stderr.fnmatch_lines(["*--chunkeval-grid / ini chunkeval_grid: strategy 'fixed_size' has no parameter "
                                 "'sise'; it accepts: size, overlap*"])
 
 
-def test_the_fixture_of_a_gridded_strategy_is_parametrized_over_its_points(project: pytest.Pytester) -> None:
-    project.makepyfile(test_plain="""
+def test_the_fixture_of_a_gridded_strategy_is_parametrized_over_its_points(grid_project: pytest.Pytester) -> None:
+    grid_project.makepyfile(test_plain="""
         def test_window(windows):
             assert (windows.max_chunk_size, windows.overlap) in {(60, 0), (60, 20), (4000, 0), (4000, 20)}
     """)
-    result = project.runpytest("-p", "no:cacheprovider", "-v", "test_plain.py")
+    result = grid_project.runpytest("-p", "no:cacheprovider", "-v", "test_plain.py")
     result.assert_outcomes(passed=4)
     assert "test_window[size4000-overlap20] PASSED" in result.stdout.str()
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("model_loaded")  # the head side embeds in this process: see tests/conftest.py
 def test_the_base_evaluates_the_command_lines_grid_and_each_point_compares_with_itself(
     pytester: pytest.Pytester,
 ) -> None:
     """The real model: the base side runs in a subprocess, where no fake can be patched in."""
-    from test_vs_base import git
-
-    repo = write_project(pytester)
+    repo = write_grid_project(pytester)
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "base")
     # size=100 is declared nowhere: only the grid passed to the base gives the base that point.
-    result = run(repo, "--chunkeval-base=main", "--chunkeval-grid", "windows.size=60,100", "-k", "vs-base")
+    result = run_vector(repo, "--chunkeval-base=main", "--chunkeval-grid", "windows.size=60,100", "-k", "vs-base")
     assert result.ret == 0
     report = json.loads((repo.path / ".chunkeval" / "chunkeval-report.json").read_text())
     compared = report["suites"]["golden/shop/queries.yaml"]["comparison"]["strategies"]
@@ -141,12 +92,12 @@ def test_the_base_evaluates_the_command_lines_grid_and_each_point_compares_with_
     assert {c["verdict"] for c in compared.values()} == {"unchanged"}
 
 
-def test_a_point_reads_its_strategys_accepted_misses_until_it_has_its_own(project: pytest.Pytester) -> None:
+def test_a_point_reads_its_strategys_accepted_misses_until_it_has_its_own(grid_project: pytest.Pytester) -> None:
     import yaml
 
-    recorded = run(project, "--chunkeval-accept-misses")
+    recorded = run_vector(grid_project, "--chunkeval-accept-misses")
     assert recorded.ret == 0
-    path = project.path / "golden" / "shop" / "accepted_misses.yaml"
+    path = grid_project.path / "golden" / "shop" / "accepted_misses.yaml"
     data = yaml.safe_load(path.read_text())
     (settings,) = data
     assert data[settings] == {point: [] for point in POINTS}  # every point recorded, clean: none falls back
@@ -154,7 +105,7 @@ def test_a_point_reads_its_strategys_accepted_misses_until_it_has_its_own(projec
     # is a stale entry ("fixed"); for the others it is the strategy's record, not made for them.
     own = "windows[size=4000,overlap=0]"
     path.write_text(yaml.safe_dump({settings: {"windows": ["password-hash"], own: ["password-hash"]}}))
-    result = run(project, "-v", "--chunkeval-gate-grid")
+    result = run_vector(grid_project, "-v", "--chunkeval-gate-grid")
     out = result.stdout.str()
     assert f"{own}::password-hash FAILED" in out
     for point in POINTS:
@@ -163,20 +114,20 @@ def test_a_point_reads_its_strategys_accepted_misses_until_it_has_its_own(projec
     assert result.ret == 1
 
 
-def test_a_sweeps_points_are_measured_not_failed_unless_gated(project: pytest.Pytester) -> None:
+def test_a_sweeps_points_are_measured_not_failed_unless_gated(grid_project: pytest.Pytester) -> None:
     """A point that misses a query its strategy's record says it finds: a measurement of a sweep (xfailed, counted
     in the verdict's note), a failure only with --chunkeval-gate-grid."""
     import yaml
 
-    assert run(project, "--chunkeval-accept-misses", "-o", "chunkeval_k=1").ret == 0
-    path = project.path / "golden" / "shop" / "accepted_misses.yaml"
+    assert run_vector(grid_project, "--chunkeval-accept-misses", "-o", "chunkeval_k=1").ret == 0
+    path = grid_project.path / "golden" / "shop" / "accepted_misses.yaml"
     data = yaml.safe_load(path.read_text())
     (settings,) = data
     missing = {point: ids for point, ids in data[settings].items() if ids}
     assert missing and set(missing) <= set(POINTS), data  # at k=1 some points miss a query
     path.write_text(yaml.safe_dump({settings: {"windows": []}}))  # the strategy's own record: it misses nothing
 
-    result = run(project, "-o", "chunkeval_k=1", "-rx")
+    result = run_vector(grid_project, "-o", "chunkeval_k=1", "-rx")
     out = result.stdout.str()
     assert result.ret == 0, out[-3000:]
     assert "missed at a grid point: measured, not gated (--chunkeval-gate-grid fails it)" in out
@@ -184,6 +135,6 @@ def test_a_sweeps_points_are_measured_not_failed_unless_gated(project: pytest.Py
     assert "grid points measured; best NDCG@1 lines:" in out and f"{total} misses at grid points reported" in out
     assert "VERDICT: PASS" in out
 
-    gated = run(project, "-o", "chunkeval_k=1", "--chunkeval-gate-grid")
+    gated = run_vector(grid_project, "-o", "chunkeval_k=1", "--chunkeval-gate-grid")
     assert gated.ret == 1
     assert "queries missed that the accepted-misses record does not list" in gated.stdout.str()

@@ -1,14 +1,14 @@
 """Text a corpus or a golden file chose (a file name with a newline, a query with HTML) is shown, never acted on
 (issue 28): not as a workflow command in the log (a line of its own that starts with ``::``), not as a heading or
-HTML in the Markdown report, the job summary or the pull-request comment. The results are test_renderers' hand-made
-ones with hostile names put in every place a name is shown."""
+HTML in the Markdown report, the job summary or the pull-request comment. The results are the hand-made
+ones of tests/hand_made_results.py with hostile names put in every place a name is shown."""
 from __future__ import annotations
 
 import dataclasses
 import re
 from pathlib import Path
 
-from test_renderers import CHUNKS, KEY, _comparison, _suite, _summary
+from hand_made_results import CHUNKS, KEY, made_comparison, made_suite, made_summary
 
 from pytest_chunkeval.github.comment import build_body
 from pytest_chunkeval.items import describe_outcome
@@ -32,16 +32,16 @@ def hostile_summary() -> Summary:
     relevant = (Relevant(NAME, (1, 2), 1),)
     lost = QueryChange(QID, TEXT, relevant, 1, None, (ChunkSpan("n#0", NAME, 1, 2, "block"),),
                        (ChunkSpan("n#0", NAME, 1, 1, "block"),), (RankedChunk("n#1", NAME, 3, 4, 0.8),))
-    comparison = _comparison()
+    comparison = made_comparison()
     ast = dataclasses.replace(comparison.strategies["ast"], lost=[lost], files_rechunked=[NAME],
                               new_warnings=[f"{NAME}:3: closing line without an open block"])
     comparison = dataclasses.replace(comparison, added=[QID], strategies={**comparison.strategies, "ast": ast})
-    suite = _suite()
+    suite = made_suite()
     peers = dataclasses.replace(suite.strategies["peers"], fallbacks=(f"{NAME}: SyntaxError at line 3",))
     suite = dataclasses.replace(suite, skipped_files={NAME: "not text"},
                                 queries={**suite.queries, QID: QuerySpec(QID, TEXT, relevant)},
                                 strategies={**suite.strategies, "peers": peers})
-    return _summary(suites={KEY: suite}, comparisons={KEY: comparison})
+    return made_summary(suites={KEY: suite}, comparisons={KEY: comparison})
 
 
 EXPECTED_HEADINGS = {"# pytest-chunkeval report", "## Verdict: ❌ FAIL — 2 reasons", f"## Head vs base: {KEY}",

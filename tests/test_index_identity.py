@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/test_plugin.py)
+import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/conftest.py)
 import numpy as np
 import pytest
 import sentence_transformers  # noqa: F401
-from project_files import name_suites, write_strategies, write_suite
+from project_files import SHOP_CORPUS, SHOP_GOLDEN, name_suites, write_strategies, write_suite
 
 from pytest_chunkeval.retrieval.index import IndexStore
 from pytest_chunkeval.retrieval.table_identity import TableIdentity, read_record, suite_id
@@ -150,15 +150,6 @@ STRATEGIES = """
     def ast_context():
         return FixedSizeChunker(max_chunk_size=200, overlap=0)
 """
-GOLDEN = """
-    corpus: corpus
-    queries:
-      - id: password-hash
-        query: How are user passwords hashed with a salt?
-        relevant:
-          - path: auth.py
-"""
-AUTH = "import hashlib\n\n\ndef hash_password(password, salt):\n    return hashlib.sha256((salt + password).encode()).hexdigest()\n"
 
 
 @pytest.fixture
@@ -166,7 +157,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     name_suites(pytester, "golden/*/*/queries.yaml")
     write_strategies(pytester.path, {"both.py": STRATEGIES})
     for team in ("a", "b"):  # two suites whose folders share a name
-        write_suite(pytester.path / "golden" / team / "avap", {"auth.py": AUTH}, GOLDEN)
+        write_suite(pytester.path / "golden" / team / "avap", {"auth.py": SHOP_CORPUS["auth.py"]}, SHOP_GOLDEN)
     return pytester
 
 

@@ -10,7 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
-import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/test_plugin.py)
+import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/conftest.py)
 import pytest
 import sentence_transformers  # noqa: F401
 from project_files import name_suites, write_strategies, write_suite

@@ -5,99 +5,15 @@ import json
 import re
 import textwrap
 
-import lancedb  # noqa: F401
 import pytest
-import sentence_transformers  # noqa: F401
-from project_files import name_suites, write_strategies, write_suite
+from project_files import PROJECT_CORPUS, PROJECT_GOLDEN, run
 
 from pytest_chunkeval.verify import verify_report
 
-# In-process pytester runs restore sys.modules afterwards; LanceDB's native module panics when imported twice and
-# torch is slow to re-import, so both are imported here, outside the inner runs, and stay loaded.
+# The ``project`` fixture (tests/conftest.py) writes the shop of tests/project_files.py and loads LanceDB and the
+# model's libraries once for the session, outside the in-process runs.
 
 pytestmark = pytest.mark.slow
-
-STRATEGIES = {
-    "file_level.py": """
-        from pytest_chunkeval import FileLevelChunker, strategy
-
-        @strategy
-        def file_level():
-            return FileLevelChunker()
-    """,
-    "fixed_size.py": """
-        from pytest_chunkeval import FixedSizeChunker, strategy
-
-        @strategy
-        def fixed_size():
-            return FixedSizeChunker(max_chunk_size=120, overlap=20)
-    """,
-}
-
-CORPUS = {
-    "auth.py": '''
-        import hashlib
-
-
-        def hash_password(password: str, salt: str) -> str:
-            return hashlib.sha256((salt + password).encode()).hexdigest()
-
-
-        def check_password(password: str, salt: str, digest: str) -> bool:
-            return hash_password(password, salt) == digest
-    ''',
-    "orders.py": '''
-        from dataclasses import dataclass
-
-
-        @dataclass
-        class Order:
-            id: int
-            items: list
-
-
-        def order_total(order: Order, discount: float = 0.0) -> float:
-            subtotal = sum(item["price"] * item["qty"] for item in order.items)
-            return round(subtotal * (1 - discount), 2)
-
-
-        def cancel_order(order: Order) -> None:
-            order.items.clear()
-    ''',
-    "README.md": '''
-        # Shop
-        A tiny shop: accounts with salted password hashes, orders with discounts.
-    ''',
-}
-
-GOLDEN = """
-    corpus: corpus
-    queries:
-      - id: password-hash
-        query: How are user passwords hashed with a salt?
-        relevant:
-          - path: auth.py
-            lines: [4, 5]
-      - id: order-total
-        query: compute the total price of an order after a discount
-        relevant:
-          - path: orders.py
-            lines: [10, 12]
-"""
-
-
-@pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    name_suites(pytester)
-    write_strategies(pytester.path, STRATEGIES)
-    corpus = write_suite(pytester.path / "golden" / "shop", CORPUS, GOLDEN)
-    # A corpus file that looks like a test must never be collected as one.
-    (corpus / "test_looks_like_a_test.py").write_text("def test_boom():\n    raise SystemExit('collected corpus')\n")
-    return pytester
-
-
-def run(p: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return p.runpytest("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress", *args)
 
 
 def test_evaluates_every_suite_and_strategy_and_writes_a_verifiable_report(project: pytest.Pytester) -> None:
@@ -180,7 +96,7 @@ def test_a_miss_is_listed_until_recorded_then_fails_with_details_and_a_fix_is_fl
     record = (golden.parent / "accepted_misses.yaml").read_text()
     assert "password-hash" in record and "k=1" in record
     run(project, "--chunkeval-k", "1", "-k", "fixed_size and password").assert_outcomes(xfailed=1)
-    golden.write_text(textwrap.dedent(GOLDEN))
+    golden.write_text(textwrap.dedent(PROJECT_GOLDEN))
     fixed = run(project, "--chunkeval-k", "1", "-k", "fixed_size and password")
     fixed.assert_outcomes(failed=1)
     fixed.stdout.fnmatch_lines(["*FIXED: fixed_size: a chunk in the top 1 now overlaps a relevant line span, but the "
@@ -240,7 +156,7 @@ def test_conftest_strategy_and_a_suite_it_cannot_handle_is_skipped_with_reason(p
 def test_golden_path_option_runs_a_suite_anywhere(project: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory) -> None:
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     (elsewhere / "corpus").mkdir()
-    (elsewhere / "corpus" / "auth.py").write_text(textwrap.dedent(CORPUS["auth.py"]).lstrip("\n"))
+    (elsewhere / "corpus" / "auth.py").write_text(textwrap.dedent(PROJECT_CORPUS["auth.py"]).lstrip("\n"))
     (elsewhere / "q.yaml").write_text(
         "queries:\n  - id: hashing\n    query: salted password hashing\n    relevant:\n      - path: auth.py\n"
     )

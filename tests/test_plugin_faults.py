@@ -4,18 +4,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from project_files import write_strategies
-from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
+from project_files import run, write_strategies
 
 
-def test_a_bad_ini_number_is_one_usage_error_naming_the_option(project: pytest.Pytester) -> None:  # noqa: F811
+def test_a_bad_ini_number_is_one_usage_error_naming_the_option(project: pytest.Pytester) -> None:
     result = run(project, "-o", "chunkeval_k=abc")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*chunkeval_k must be an integer, got 'abc'*"])
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 
 
-def test_a_damaged_accepted_misses_file_stops_its_suite_once_naming_file_and_line(project: pytest.Pytester) -> None:  # noqa: F811
+def test_a_damaged_accepted_misses_file_stops_its_suite_once_naming_file_and_line(project: pytest.Pytester) -> None:
     record = project.path / "golden" / "shop" / "accepted_misses.yaml"
     record.write_text("model | hybrid | k=10:\n  fixed_size: [password-hash\n  file_level: []\n")
     result = run(project)
@@ -25,7 +24,7 @@ def test_a_damaged_accepted_misses_file_stops_its_suite_once_naming_file_and_lin
     assert "INTERNALERROR" not in result.stdout.str()
 
 
-def test_another_projects_strategies_folder_never_breaks_a_plain_run(project: pytest.Pytester) -> None:  # noqa: F811
+def test_another_projects_strategies_folder_never_breaks_a_plain_run(project: pytest.Pytester) -> None:
     (project.path / "strategies" / "trading.py").write_text("raise RuntimeError('needs a broker connection')\n")
     (project.path / "strategies" / "uses_us.py").write_text(
         "import pytest_chunkeval\nraise RuntimeError('half-written strategy')\n"
@@ -42,7 +41,7 @@ def test_another_projects_strategies_folder_never_breaks_a_plain_run(project: py
 
 
 @pytest.mark.slow
-def test_an_interrupted_run_leaves_the_last_report_and_writes_a_partial_one_beside_it(project: pytest.Pytester) -> None:  # noqa: F811
+def test_an_interrupted_run_leaves_the_last_report_and_writes_a_partial_one_beside_it(project: pytest.Pytester) -> None:
     run(project).assert_outcomes(passed=9, skipped=3)
     report = project.path / ".chunkeval" / "chunkeval-report.json"
     before = report.read_text()
@@ -71,7 +70,7 @@ def test_an_interrupted_run_leaves_the_last_report_and_writes_a_partial_one_besi
 
 
 @pytest.mark.slow
-def test_an_evaluation_only_run_with_k_does_not_call_deselected_snapshots_unused(project: pytest.Pytester) -> None:  # noqa: F811
+def test_an_evaluation_only_run_with_k_does_not_call_deselected_snapshots_unused(project: pytest.Pytester) -> None:
     project.makepyfile(test_snap="""
         import pytest
 
@@ -86,7 +85,7 @@ def test_an_evaluation_only_run_with_k_does_not_call_deselected_snapshots_unused
 
 
 @pytest.mark.parametrize("model", ["missing-dir/model", "garbage", "some-org/not-downloaded"])
-def test_a_model_that_cannot_load_stops_the_run_once_before_any_item(project: pytest.Pytester, model: str) -> None:  # noqa: F811
+def test_a_model_that_cannot_load_stops_the_run_once_before_any_item(project: pytest.Pytester, model: str) -> None:
     if model == "garbage":
         (project.path / "garbage").mkdir()
         (project.path / "garbage" / "config.json").write_text("{}")
@@ -102,7 +101,7 @@ def test_a_model_that_cannot_load_stops_the_run_once_before_any_item(project: py
 
 
 def test_a_damaged_bundled_model_stops_the_run_naming_both_digests(
-    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from pytest_chunkeval.retrieval import model_files
 
@@ -116,13 +115,13 @@ def test_a_damaged_bundled_model_stops_the_run_naming_both_digests(
     result.stderr.fnmatch_lines([f"*tokenizer.json: sha256 * does not match the pinned {'0' * 64}*"])
 
 
-def test_collect_only_does_not_check_the_model(project: pytest.Pytester) -> None:  # noqa: F811
+def test_collect_only_does_not_check_the_model(project: pytest.Pytester) -> None:
     result = run(project, "--collect-only", "-q", "--chunkeval-model=missing-dir/model")
     assert result.ret == pytest.ExitCode.OK
 
 
 @pytest.mark.slow
-def test_under_xdist_the_controller_writes_one_report_equal_to_the_serial_one(project: pytest.Pytester) -> None:  # noqa: F811
+def test_under_xdist_the_controller_writes_one_report_equal_to_the_serial_one(project: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
     serial = run(project, "--chunkeval-report=serial.json")
     serial.assert_outcomes(passed=9, skipped=3)

@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-from test_plugin import project  # noqa: F401  (the fixture is used by name)
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +25,7 @@ def _log(p: pytest.Pytester, *args: str) -> str:
     return proc.stdout
 
 
-def test_progress_lines_stand_alone_and_count_only_what_is_embedded(project: pytest.Pytester) -> None:  # noqa: F811
+def test_progress_lines_stand_alone_and_count_only_what_is_embedded(project: pytest.Pytester) -> None:
     cold = _log(project)
     lines = [ln for ln in cold.splitlines() if "[chunkeval]" in ln]
     assert lines, cold
@@ -73,7 +72,7 @@ def test_a_ci_log_gets_a_line_with_rate_and_time_left_at_least_every_interval() 
     assert shown == ["\r[chunkeval] q: 2/300 (2/s, about 2 min left)"]
 
 
-def test_the_base_evaluations_progress_reaches_the_log_as_it_goes(project: pytest.Pytester) -> None:  # noqa: F811
+def test_the_base_evaluations_progress_reaches_the_log_as_it_goes(project: pytest.Pytester) -> None:
     """--chunkeval-base evaluates the base first, in a subprocess, cold on a first run: its progress lines are passed
     on as they come, marked as the base's (before, the log said nothing until the base was done)."""
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",

@@ -15,19 +15,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/test_plugin.py)
+import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/conftest.py)
 import numpy as np
 import pytest
-from project_files import name_suites, write_strategies, write_suite
-from test_plugin import CORPUS as SHOP
-from test_plugin import STRATEGIES  # the same two strategies as the plugin tests
+from project_files import PROJECT_CORPUS, PROJECT_STRATEGIES, name_suites, write_strategies, write_suite
 
 from pytest_chunkeval.retrieval.ray_engine import init_kwargs, merge_stats
 from pytest_chunkeval.strategy import Registration
 
 CORPUS = {
-    "auth.py": SHOP["auth.py"],
-    "orders.py": SHOP["orders.py"],
+    "auth.py": PROJECT_CORPUS["auth.py"],
+    "orders.py": PROJECT_CORPUS["orders.py"],
     "retry.py": '''
         import time
 
@@ -65,7 +63,7 @@ GOLDEN = """
 
 def _project(pytester: pytest.Pytester) -> pytest.Pytester:
     name_suites(pytester)
-    write_strategies(pytester.path, STRATEGIES)
+    write_strategies(pytester.path, PROJECT_STRATEGIES)  # the plugin tests' two
     write_suite(pytester.path / "golden" / "shop", CORPUS, GOLDEN)
     return pytester
 

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/test_plugin.py)
+import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/conftest.py)
 import numpy as np
 import pytest
 import sentence_transformers  # noqa: F401
-from project_files import write_strategies, write_suite
+from project_files import SHOP_CORPUS, write_strategies, write_suite
 
 from pytest_chunkeval.retrieval.index import IndexStore
 from pytest_chunkeval.retrieval.storage import StorageOptions, parse_storage_options, redact_uri
@@ -116,10 +116,7 @@ STRATEGIES = """
         return FixedSizeChunker(max_chunk_size=120, overlap=20)
 """
 CORPUS = {
-    "auth.py": "import hashlib\n\n\ndef hash_password(password, salt):\n"
-               "    return hashlib.sha256((salt + password).encode()).hexdigest()\n",
-    "orders.py": "def order_total(items, discount=0.0):\n    subtotal = sum(i['price'] * i['qty'] for i in items)\n"
-                 "    return round(subtotal * (1 - discount), 2)\n\n\ndef cancel_order(order):\n    order.clear()\n",
+    **SHOP_CORPUS,
     "retry.py": "import time\n\n\ndef retry(fn, attempts=3):\n    for n in range(attempts):\n        try:\n"
                 "            return fn()\n        except OSError:\n            time.sleep(2 ** n)\n",
 }

@@ -2,10 +2,11 @@
 
 The run's verdict (gates and paired statistics against the baseline, the comparison with a base, the verdict's
 reasons) is computed once into the results value; the terminal tables, the Markdown, the JSON report, the verdict
-lines, the GitHub annotations and step summary and the pull-request comment only render it. So the values below are
-chosen to be ones no renderer could recompute: the stored gates fail where the means would pass them, the stored
-Δ is +24.6 % where the means give +60 %. A renderer that judged anything itself would show the other number, and the
-:func:`no_evaluation` guard makes every evaluation and judging entry point raise while these tests run.
+lines, the GitHub annotations and step summary and the pull-request comment only render it. So the values (in
+tests/hand_made_results.py) are chosen to be ones no renderer could recompute: the stored gates fail where the means
+would pass them, the stored Δ is +24.6 % where the means give +60 %. A renderer that judged anything itself would
+show the other number, and the :func:`no_evaluation` guard makes every evaluation and judging entry point raise
+while these tests run.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hand_made_results import KEY, STORED_GATES, STORED_VS, VERDICT, made_suite, made_summary
 
 import pytest_chunkeval.judges.against_baseline as against_baseline
 import pytest_chunkeval.judges.comparison as comparison
@@ -24,33 +26,20 @@ import pytest_chunkeval.scoring.stats as stats
 import pytest_chunkeval.verdict as verdict_module
 from pytest_chunkeval.evaluate import Evaluator
 from pytest_chunkeval.github.comment import DEFAULT_MARKER, build_body
-from pytest_chunkeval.judged import AgainstBaseline, GateResult
-from pytest_chunkeval.judges.comparison import MetricDelta, QueryChange, StrategyComparison, SuiteComparison
+from pytest_chunkeval.judged import AgainstBaseline
 from pytest_chunkeval.output import headline
 from pytest_chunkeval.output.annotations import MAX_ANNOTATIONS, annotation_lines
 from pytest_chunkeval.output.markdown import append_step_summary, document
 from pytest_chunkeval.output.misses import unheld_lines
-from pytest_chunkeval.output.report import Summary, build_report
+from pytest_chunkeval.output.report import build_report
 from pytest_chunkeval.output.tables import comparison_table, index_table, retrieval_table, summary_text
 from pytest_chunkeval.report_file import shape_problem
 from pytest_chunkeval.results import (
-    ChunkSpan,
-    IndexInfo,
-    Interval,
-    QueryResult,
-    QuerySpec,
-    RankedChunk,
-    StrategyResult,
-    SuiteResult,
     suites_from_report,
 )
 from pytest_chunkeval.retrieval.embed import Embedder
 from pytest_chunkeval.retrieval.index import IndexStore
-from pytest_chunkeval.scoring.metrics import Relevant
-from pytest_chunkeval.verdict import Reason, Verdict
-
-KEY = "golden/s/queries.yaml"
-K = 10
+from pytest_chunkeval.verdict import Verdict
 
 
 class EvaluationRan(AssertionError):
@@ -97,93 +86,6 @@ def _constant_raiser(*args: object, **kwargs: object) -> None:
     raise AssertionError("an evaluation or judging function ran inside a renderer")
 
 
-# -- the hand-made results value ---------------------------------------------------------------------------------
-
-SPECS = {q: QuerySpec(q, f"where is {q}", (Relevant("a.py", (1, 5), 1),)) for q in ("q1", "q2")}
-CHUNKS = (ChunkSpan("a.py#0", "a.py", 1, 5, "function"), ChunkSpan("a.py#1", "a.py", 6, 9, "function"))
-
-
-def _means(ndcg: float, recall: float, mrr: float) -> dict[str, dict[str, float]]:
-    ranked = {f"ndcg@{K}": ndcg, f"recall@{K}": recall, f"mrr@{K}": mrr}
-    return {"file": dict(ranked), "chunk": dict(ranked), "lines": {f"ndcg@{K}": ndcg / 2}}
-
-
-def _queries(hits: dict[str, bool]) -> dict[str, QueryResult]:
-    found = (RankedChunk("a.py#0", "a.py", 1, 5, 0.9),)
-    return {q: QueryResult(q, hit, found if hit else (), {"file": {f"ndcg@{K}": 1.0 if hit else 0.0}}, (12,) if hit
-                           else ()) for q, hit in hits.items()}
-
-
-def _result(name: str, ndcg: float, *, against: AgainstBaseline | None, size: int, hits: dict[str, bool],
-            fallbacks: tuple[str, ...] = (), cost: dict[str, float] | None = None, reused: bool = True
-            ) -> StrategyResult:
-    means = _means(ndcg, 0.9, 0.7)
-    intervals = {"file": {f"ndcg@{K}": Interval(ndcg, ndcg - 0.1, ndcg + 0.1, 2)}}
-    index = IndexInfo(table=f"s__{name}", bytes=size, chunk_count=len(CHUNKS), digest=name, reused=reused,
-                      cost=cost or {"chunk_seconds": 0.25, "embed_seconds": 4.0, "build_seconds": 5.5})
-    quality = {"claims_lossless": True, "uncovered_lines": 0, "over_window_share": 0.25, "tiny_share": 0.5}
-    return StrategyResult(KEY, name, files=3, chunks=CHUNKS, index=index, means=means, intervals=intervals,
-                          queries=_queries(hits), quality=quality, fallbacks=fallbacks, mode="hybrid",
-                          against=against)
-
-
-STORED_GATES = (
-    GateResult("ndcg-gain", False, 0.05, 0.10, "stored detail: NDCG gain +5.0%, needs >= +10%"),
-    GateResult("recall-drop", True, 0.0, 0.05, "stored detail: no drop"),
-    GateResult("index-size", False, 0.9, 0.50, "stored detail: index +90%"),
-)
-STORED_VS = {"file": {f"ndcg@{K}": {"delta": 0.123, "relative": 0.246, "p_value": 0.042}}}
-
-
-def _suite() -> SuiteResult:
-    strategies = {
-        "file_level": _result("file_level", 0.5, against=AgainstBaseline({}, None), size=2048,
-                              hits={"q1": True, "q2": True}),
-        # The means say +60 % against file_level and pass every gate; what was judged (stored) says otherwise.
-        "ast": _result("ast", 0.8, against=AgainstBaseline(STORED_VS, STORED_GATES), size=1024,
-                       hits={"q1": True, "q2": False}, reused=False),
-        "peers": _result("peers", 0.4, against=AgainstBaseline({"file": {f"ndcg@{K}": {
-            "delta": -0.1, "relative": None, "p_value": 1.0}}}, ()), size=4096, hits={"q1": False, "q2": False},
-            fallbacks=("b.py: SyntaxError at line 3",)),
-        "crashy": StrategyResult(KEY, "crashy", failed="ValueError: c.json:4: $.blocks: not a list", mode="hybrid"),
-        "java_only": StrategyResult(KEY, "java_only", skipped="handles none of the 3 files of this suite",
-                                    mode="hybrid"),
-    }
-    return SuiteResult(KEY, "s", "golden/s/corpus", 3, {"big.bin": "not text"}, dict(SPECS), strategies)
-
-
-def _comparison() -> SuiteComparison:
-    deltas = [MetricDelta("file", f"{m}@{K}", 0.9, 0.7, -0.3, -0.1, 0.01, regressed=m == "ndcg", gating=m != "mrr",
-                          fell=True, p_adjusted=0.02 if m != "mrr" else None, mde=0.05 if m != "mrr" else None)
-              for m in ("ndcg", "recall", "mrr")]
-    lost = QueryChange("q2", "where is q2", SPECS["q2"].relevant, 1, None, (CHUNKS[0],),
-                       (ChunkSpan("a.py#0", "a.py", 1, 2, "block"),), (RankedChunk("z#0", "z.py", 1, 2, 0.8),))
-    ast = StrategyComparison(KEY, "ast", "changed", paired=2, deltas=deltas, base_size=1000, head_size=1024,
-                             base_chunks=2, head_chunks=3, lost=[lost], files_rechunked=["a.py"])
-    peers = StrategyComparison(KEY, "peers", "skipped", reason="base: handles none")
-    return SuiteComparison(KEY, True, added=["q9"], strategies={"ast": ast, "peers": peers})
-
-
-VERDICT = Verdict(
-    passed=False,
-    reasons=[Reason("regressions against the base", (f"{KEY}::ast: ndcg@10 (file) 0.900 → 0.700",),
-                    "intended? nothing to record"),
-             Reason("adoption gates failed", tuple(f"{KEY}::ast::gate[g{i}]: failed" for i in range(12)),
-                    "thresholds are ini chunkeval_gate_*")],
-    notes=[f"{KEY}::ast: 1 queries lost, 0 gained against the base"],
-)
-
-
-def _summary(**kw: object) -> Summary:
-    values: dict[str, object] = dict(
-        k=K, retrieval="hybrid", baseline="file_level", model={"id": "m", "max_tokens": 256},
-        embedding={"embedded": 3, "cached": 7}, suites={KEY: _suite()}, comparisons={KEY: _comparison()},
-        base={"ref": "main", "commit": "0123456789abcdef", "seconds": 2.5, "embedded": 1, "cached": 9},
-        family_size=2, verdict=VERDICT, gated=True)
-    values.update(kw)
-    return Summary(**values)  # type: ignore[arg-type]
-
-
 # -- the guard ---------------------------------------------------------------------------------------------------
 
 
@@ -205,7 +107,7 @@ def test_the_guard_stops_every_evaluation_and_judging_entry_point() -> None:
 
 
 def test_the_retrieval_table_shows_the_stored_delta_and_gates_never_recomputed() -> None:
-    table = retrieval_table(_summary(), KEY)
+    table = retrieval_table(made_summary(), KEY)
     rows = {row[0].split(" (")[0]: row for row in table.rows}
     assert list(rows) == ["file_level", "ast", "peers", "crashy"]  # skipped: listed under the tables
     delta, misses, gates_col = (table.columns.index(c) for c in ("ΔNDCG vs file_level (p)", "misses", "gates"))
@@ -220,19 +122,19 @@ def test_the_retrieval_table_shows_the_stored_delta_and_gates_never_recomputed()
 
 
 def test_without_gates_asked_for_there_is_no_gates_column() -> None:
-    table = retrieval_table(_summary(gated=False), KEY)
+    table = retrieval_table(made_summary(gated=False), KEY)
     assert "gates" not in table.columns and table.columns[-1] == "misses"
 
 
 def test_an_unjudged_result_renders_empty_cells_rather_than_judging_itself() -> None:
-    suite = _suite()
+    suite = made_suite()
     suite.strategies["ast"].against = None
-    row = next(r for r in retrieval_table(_summary(suites={KEY: suite}), KEY).rows if r[0] == "ast")
+    row = next(r for r in retrieval_table(made_summary(suites={KEY: suite}), KEY).rows if r[0] == "ast")
     assert row[-3:] == ["", "1", "—"]
 
 
 def test_the_index_table_shows_each_strategy_once_with_its_stored_sizes_and_costs() -> None:
-    table = index_table(_summary(), KEY)
+    table = index_table(made_summary(), KEY)
     rows = {row[0]: row for row in table.rows}
     assert list(rows) == ["file_level", "ast", "peers"]  # failed and skipped have no index
     col = {c: table.columns.index(c) for c in ("chunks", ">256 tok", "tiny", "lossless", "index KB", "Δsize",
@@ -246,7 +148,7 @@ def test_the_index_table_shows_each_strategy_once_with_its_stored_sizes_and_cost
 
 
 def test_the_comparison_table_renders_the_stored_deltas_and_verdict() -> None:
-    table = comparison_table(_summary(), KEY)
+    table = comparison_table(made_summary(), KEY)
     (row,) = table.rows  # peers was skipped on base: listed under the table, not in it
     assert row[0] == "ast" and row[1:4] == ["0.900 → 0.700 ▼", "-0.200 [-0.300, -0.100]", "0.010 (adj 0.020)"]
     assert row[-4:] == ["0.050 / 0.050", "+2.4%", "2 → 3", "FAIL, lost 1"]
@@ -254,7 +156,7 @@ def test_the_comparison_table_renders_the_stored_deltas_and_verdict() -> None:
 
 
 def test_the_terminal_summary_puts_the_verdict_first_then_every_suites_tables_and_notes() -> None:
-    text = summary_text(_summary())
+    text = summary_text(made_summary())
     lines = text.splitlines()
     assert lines[0] == ("VERDICT: FAIL (head vs base main (0123456789); 2 paired tests can fail the run (file-mode "
                         "NDCG@10 and R@10 of each changed strategy), Holm-adjusted)")
@@ -275,23 +177,23 @@ def test_the_terminal_summary_puts_the_verdict_first_then_every_suites_tables_an
 
 
 def test_the_verdict_lines_render_each_reason_with_what_settles_it() -> None:
-    text = headline.text_lines(VERDICT, _summary())
+    text = headline.text_lines(VERDICT, made_summary())
     assert text[1:4] == ["  regressions against the base (1):", f"    {KEY}::ast: ndcg@10 (file) 0.900 → 0.700",
                          "    → intended? nothing to record"]
     assert "    … and 2 more (see the JSON report)" in text  # 12 gate lines: 10 shown
-    md = headline.markdown(VERDICT, _summary())
+    md = headline.markdown(VERDICT, made_summary())
     assert md[0] == "## Verdict: ❌ FAIL — 2 reasons"
     assert f"- `{KEY}::ast`: ndcg@10 (file) 0.900 → 0.700" in md and "- ↳ intended? nothing to record" in md
     passed = Verdict(passed=True)
-    assert headline.text_lines(passed, _summary(comparisons={}, base=None)) == ["VERDICT: PASS"]
-    assert headline.markdown(passed, _summary(comparisons={}, base=None))[0] == "## Verdict: ✅ PASS"
+    assert headline.text_lines(passed, made_summary(comparisons={}, base=None)) == ["VERDICT: PASS"]
+    assert headline.markdown(passed, made_summary(comparisons={}, base=None))[0] == "## Verdict: ✅ PASS"
 
 
 # -- Markdown, the job summary and the PR comment ----------------------------------------------------------------
 
 
 def test_the_markdown_report_renders_verdict_tables_and_details_from_the_value() -> None:
-    md = document(_summary())
+    md = document(made_summary())
     assert md.startswith("# pytest-chunkeval report\n\n## Verdict: ❌ FAIL — 2 reasons")
     order = [md.index(s) for s in ("## Verdict", f"## Head vs base: {KEY}", f"## {KEY}\n",
                                    f"### What changed on {KEY}")]
@@ -306,17 +208,17 @@ def test_the_markdown_report_renders_verdict_tables_and_details_from_the_value()
 def test_the_step_summary_appends_and_trims_to_githubs_limit(tmp_path: Path) -> None:
     target = tmp_path / "step_summary.md"
     target.write_text("another step's line\n", "utf-8")
-    append_step_summary(_summary(), target)
+    append_step_summary(made_summary(), target)
     text = target.read_text("utf-8")
-    assert text.startswith("another step's line\n# pytest-chunkeval report") and text.endswith(document(_summary()))
+    assert text.startswith("another step's line\n# pytest-chunkeval report") and text.endswith(document(made_summary()))
     small = tmp_path / "small.md"
-    append_step_summary(_summary(), small, limit=5000)
+    append_step_summary(made_summary(), small, limit=5000)
     trimmed = small.read_text("utf-8")
     assert len(trimmed.encode()) <= 5000 and "Trimmed:" in trimmed and trimmed.startswith("# pytest-chunkeval report")
 
 
 def test_the_pull_request_comment_is_the_markdown_report_under_its_marker() -> None:
-    md = document(_summary())
+    md = document(made_summary())
     body = build_body(md, link="https://github.com/o/r/actions/runs/1")
     assert body.text.startswith(f"{DEFAULT_MARKER}\n# pytest-chunkeval report\n\n## Verdict: ❌ FAIL")
     assert body.left_out == 0 and "| +24.6% (p=0.042) | 1 | fail: ndcg,size |" in body.text
@@ -330,7 +232,7 @@ def test_the_pull_request_comment_is_the_markdown_report_under_its_marker() -> N
 
 
 def test_the_json_report_writes_the_stored_judgement_and_verdict(tmp_path: Path) -> None:
-    report = json.loads(json.dumps(build_report(_summary(), tmp_path), allow_nan=False))
+    report = json.loads(json.dumps(build_report(made_summary(), tmp_path), allow_nan=False))
     assert shape_problem(report) is None  # the shape readers check stored reports against (report_file)
     entries = report["suites"][KEY]["strategies"]
     assert list(entries) == ["file_level", "ast", "peers", "crashy", "java_only"]
@@ -352,18 +254,18 @@ def test_the_json_report_writes_the_stored_judgement_and_verdict(tmp_path: Path)
 
 
 def test_a_stored_report_reads_back_with_its_judgement(tmp_path: Path) -> None:
-    report = json.loads(json.dumps(build_report(_summary(), tmp_path)))
+    report = json.loads(json.dumps(build_report(made_summary(), tmp_path)))
     back = suites_from_report(report)[KEY].strategies
     assert back["ast"].against == AgainstBaseline(STORED_VS, STORED_GATES)
     assert back["file_level"].against == AgainstBaseline({}, None)
     assert back["crashy"].against is None and back["java_only"].against is None
     # Rendered from the stored report, the tables read exactly what the run showed.
-    again = _summary(suites={KEY: suites_from_report(report)[KEY]})
-    assert retrieval_table(again, KEY).rows == retrieval_table(_summary(), KEY).rows
+    again = made_summary(suites={KEY: suites_from_report(report)[KEY]})
+    assert retrieval_table(again, KEY).rows == retrieval_table(made_summary(), KEY).rows
 
 
 def test_a_report_without_a_verdict_or_comparison_says_so() -> None:
-    report = build_report(_summary(verdict=None, comparisons={}, base=None), Path("."))
+    report = build_report(made_summary(verdict=None, comparisons={}, base=None), Path("."))
     assert report["verdict"] is None and report["family"] is None and report["base"] is None
     assert "comparison" not in report["suites"][KEY]
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_frontier import _hand_made
+from frontier_reports import hand_made_report
 
 from pytest_chunkeval.cli import main
 from pytest_chunkeval.report_file import ReportError, read_report
@@ -44,7 +44,7 @@ def test_a_hostile_report_is_one_error_naming_the_file_and_what_is_wrong(
     text, expected = CASES[name]
     path = tmp_path / "report.json"
     path.write_bytes(text.encode("utf-8", "surrogateescape"))
-    good = _hand_made(tmp_path)
+    good = hand_made_report(tmp_path)
     assert main(["frontier", str(good), str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"chunkeval frontier: {path}") and expected in err, err
@@ -67,4 +67,4 @@ def test_a_message_does_not_repeat_a_huge_value(tmp_path: Path) -> None:
 
 
 def test_the_hand_made_reports_of_the_frontier_tests_are_reports(tmp_path: Path) -> None:
-    assert read_report(_hand_made(tmp_path))["suites"]
+    assert read_report(hand_made_report(tmp_path))["suites"]

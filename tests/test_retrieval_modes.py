@@ -10,7 +10,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from project_files import set_ini, write_strategies, write_suite
+from mode_results import SPECS, K, result, suite
+from project_files import SHOP_CORPUS, set_ini, write_strategies, write_suite
 
 from pytest_chunkeval.judges.against_baseline import judge_suites
 from pytest_chunkeval.judges.comparison import Policy, judged
@@ -19,38 +20,11 @@ from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.report import REPORT_VERSION, Summary, build_report
 from pytest_chunkeval.output.tables import index_table, render_text, retrieval_table
 from pytest_chunkeval.results import (
-    ChunkSpan,
-    IndexInfo,
-    QueryResult,
-    QuerySpec,
-    RankedChunk,
-    StrategyResult,
     SuiteResult,
     row_label,
     suites_from_report,
 )
-from pytest_chunkeval.scoring.metrics import Relevant
 from pytest_chunkeval.verify import check_report
-
-K = 10
-SPECS = [QuerySpec(f"q{i}", f"where is q{i}", (Relevant("a.py", (1, 5), 1),)) for i in range(30)]
-CHUNKS = (ChunkSpan("a#0", "a.py", 1, 5, "function"), ChunkSpan("a#1", "a.py", 6, 9, "function"))
-
-
-def result(name: str, mode: str, score: float, multi: bool = True, size: int = 1000) -> StrategyResult:
-    """Every metric of every query equals ``score``; the result is searched with ``mode`` and labelled for a run of
-    several modes (``multi``) or one."""
-    ranking = (RankedChunk("a#0", "a.py", 1, 5, 1.0),) if score > 0 else ()
-    metrics = {m: {f"{x}@{K}": score for x in ("ndcg", "recall", "mrr")} for m in ("file", "chunk")}
-    queries = {q.id: QueryResult(q.id, score > 0, ranking, metrics) for q in SPECS}
-    means = {m: {f"{x}@{K}": score for x in ("ndcg", "recall", "mrr")} for m in ("file", "chunk")}
-    return StrategyResult("s.yaml", name, files=1, chunks=CHUNKS, queries=queries, means=means,
-                          index=IndexInfo(bytes=size, chunk_count=2, digest="d"), mode=mode,
-                          label=row_label(name, mode, multi))
-
-
-def suite(*results: StrategyResult) -> SuiteResult:
-    return SuiteResult("s.yaml", "s", "corpus", 1, {}, {q.id: q for q in SPECS}, {r.label: r for r in results})
 
 
 def two_modes() -> SuiteResult:
@@ -182,7 +156,7 @@ def _one_query_project(pytester: pytest.Pytester) -> None:
     write_strategies(pytester.path, {"fixed_size.py": (
         "from pytest_chunkeval import FixedSizeChunker, strategy\n\n\n@strategy\ndef fixed_size():\n"
         "    return FixedSizeChunker(max_chunk_size=120)\n")})
-    write_suite(pytester.path / "golden" / "shop", {"orders.py": "def order_total(order):\n    return sum(order)\n"},
+    write_suite(pytester.path / "golden" / "shop", {"orders.py": SHOP_CORPUS["orders.py"]},
                 "corpus: corpus\nqueries:\n  - id: order-total\n    query: total of an order\n"
                 "    relevant:\n      - path: orders.py\n        lines: [1, 2]\n")
 

@@ -1,4 +1,4 @@
-"""``--chunkeval-retrieval vector,hybrid`` end to end: real model, real LanceDB, the tiny project of test_plugin.py.
+"""``--chunkeval-retrieval vector,hybrid`` end to end: real model, real LanceDB, the ``project`` fixture.
 
 One run with both modes embeds what a one-mode run embeds (chunks and tables are shared; only the search runs per
 mode), and its rows of each mode equal the one-mode runs of that mode.
@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
+from project_files import run
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +26,7 @@ def _scores(entry: dict[str, Any]) -> tuple[Any, ...]:
     return entry["aggregate"], rankings, entry["index"]["table"]
 
 
-def test_two_modes_share_chunks_and_embeddings_and_equal_one_mode_runs(project: pytest.Pytester) -> None:  # noqa: F811
+def test_two_modes_share_chunks_and_embeddings_and_equal_one_mode_runs(project: pytest.Pytester) -> None:
     both = _evaluate(project, "both", "--chunkeval-retrieval=vector,hybrid")
     hybrid = _evaluate(project, "hybrid", "--chunkeval-retrieval=hybrid")
     vector = _evaluate(project, "vector", "--chunkeval-retrieval=vector")

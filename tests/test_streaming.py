@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_fingerprint_cache import FakeSentenceModel, fake_embedder
-from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
+from fake_model import FakeSentenceModel, fake_embedder
+from project_files import run
 
 from pytest_chunkeval.retrieval import embed as embed_module
 from pytest_chunkeval.retrieval.embed import Embedder
@@ -116,7 +116,7 @@ def test_every_embedding_batch_gives_the_heap_back(tmp_path: Path, monkeypatch: 
 
 @pytest.mark.slow
 def test_a_corpus_streamed_in_windows_of_two_gives_the_report_of_one_window(
-    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The real model and real tables on a small project, each run cold in its own cache and database, with the
     items in their collected order (pytest-randomly off): on a cold cache the strategy evaluated second finds the

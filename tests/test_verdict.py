@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_comparison import CHUNKS, _summary, result, spec, suite
+from comparison_results import CHUNKS, compared_summary, result, spec, suite
 
 from pytest_chunkeval.output.headline import markdown, text_lines
 from pytest_chunkeval.output.markdown import document
@@ -20,7 +20,7 @@ def _regressed_summary():
     base = suite(SPECS, result("ast", {q.id: 1.0 for q in SPECS}, CHUNKS, digest="x"))
     head = suite(SPECS, result("ast", {q.id: 0.0 if i < 12 else 1.0 for i, q in enumerate(SPECS)}, CHUNKS,
                                digest="y"))
-    return _summary(base, head)
+    return compared_summary(base, head)
 
 
 def test_each_failed_item_is_sorted_into_a_reason_with_what_settles_it() -> None:

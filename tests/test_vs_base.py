@@ -1,25 +1,17 @@
 """--chunkeval-base end to end: a real git repository, the base evaluated in a worktree by a real subprocess, the real
-model and LanceDB (the tiny project of test_plugin, so it stays quick)."""
+model and LanceDB (the tiny project of the ``project`` fixture, so it stays quick)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
 import pytest
-from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
+from project_files import git, run
 
 pytestmark = pytest.mark.slow
 
 
-def git(p: pytest.Pytester, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}
-    return subprocess.run(["git", *args], cwd=p.path, check=True, capture_output=True, text=True, env=env).stdout
-
-
 @pytest.fixture
-def repo(project: pytest.Pytester) -> pytest.Pytester:  # noqa: F811
+def repo(project: pytest.Pytester) -> pytest.Pytester:
     git(project, "init", "-q", "-b", "main")
     git(project, "add", ".")
     git(project, "commit", "-q", "-m", "base")

@@ -1,7 +1,7 @@
 """A warm run redoes nothing that a cold run already computed: no chunking, no embedding, no search, no test-module
 imports in an evaluation-only run; and what it reads back gives the very numbers a cold run gives.
 
-End to end through pytester with the real model and LanceDB (the tiny project of tests/test_plugin.py); the unit
+End to end through pytester with the real model and LanceDB (the tiny project of the ``project`` fixture); the unit
 tests at the bottom need neither.
 """
 from __future__ import annotations
@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from project_files import write_strategies
-from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
+from project_files import run, write_strategies
 
 from pytest_chunkeval.chunking.lark.strategies import load_grammar
 from pytest_chunkeval.scoring import stats
@@ -58,7 +57,7 @@ def _numbers(report: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.slow
-def test_a_warm_run_chunks_nothing_and_reports_the_cold_numbers(project: pytest.Pytester) -> None:  # noqa: F811
+def test_a_warm_run_chunks_nothing_and_reports_the_cold_numbers(project: pytest.Pytester) -> None:
     write_strategies(project.path, {"counting.py": COUNTING})
     log = project.path / "chunk-calls.log"
     files = sorted(p.name for p in (project.path / "golden" / "shop" / "corpus").iterdir())
@@ -96,7 +95,7 @@ def test_a_warm_run_chunks_nothing_and_reports_the_cold_numbers(project: pytest.
 
 
 @pytest.mark.slow
-def test_an_evaluation_only_run_imports_no_test_module(project: pytest.Pytester) -> None:  # noqa: F811
+def test_an_evaluation_only_run_imports_no_test_module(project: pytest.Pytester) -> None:
     # A test module that would announce its import; -m chunkeval deselects its tests anyway.
     (project.path / "tests").mkdir()
     (project.path / "tests" / "test_unit.py").write_text(
@@ -154,7 +153,7 @@ def test_the_pickled_build_facts_are_pinned_to_their_version() -> None:
 
 
 @pytest.mark.slow
-def test_scores_cached_for_the_old_questions_are_not_served_for_edited_ones(project: pytest.Pytester) -> None:  # noqa: F811
+def test_scores_cached_for_the_old_questions_are_not_served_for_edited_ones(project: pytest.Pytester) -> None:
     assert run(project, "-m", "chunkeval", "--chunkeval-report=before.json").ret == 0
     golden = project.path / "golden" / "shop" / "queries.yaml"
     # The same question, now judged relevant in another file: every cached score of it is stale.

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/test_plugin.py)
+import lancedb  # noqa: F401  (imported once, outside the in-process runs: see tests/conftest.py)
 import pytest
 import sentence_transformers  # noqa: F401
-from project_files import name_suites, write_strategies, write_suite
+from project_files import SHOP_CORPUS, name_suites, write_strategies, write_suite
 
 pytestmark = pytest.mark.slow
 
@@ -35,17 +35,13 @@ GOLDEN = """
         relevant:
           - path: orders.py
 """
-CORPUS = {
-    "auth.py": "import hashlib\n\n\ndef hash_password(password, salt):\n    return hashlib.sha256((salt + password).encode()).hexdigest()\n",
-    "orders.py": "def order_total(order, discount=0.0):\n    subtotal = sum(i['price'] * i['qty'] for i in order.items)\n    return round(subtotal * (1 - discount), 2)\n",
-}
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     name_suites(pytester)
     write_strategies(pytester.path, {"both.py": STRATEGY})
-    write_suite(pytester.path / "golden" / "shop", CORPUS, GOLDEN)
+    write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, GOLDEN)
     return pytester
 
 

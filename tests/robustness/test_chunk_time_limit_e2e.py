@@ -6,8 +6,7 @@ import json
 import signal
 
 import pytest
-from project_files import write_strategies
-from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
+from project_files import run, write_strategies
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="the limit needs SIGALRM (not Windows)")]
@@ -37,7 +36,7 @@ HANGING = {"hanging.py": """
 """}
 
 
-def test_a_hanging_strategy_falls_back_and_one_that_always_hangs_fails_its_build(project: pytest.Pytester) -> None:  # noqa: F811
+def test_a_hanging_strategy_falls_back_and_one_that_always_hangs_fails_its_build(project: pytest.Pytester) -> None:
     write_strategies(project.path, HANGING)
     result = run(project, "-p", "no:randomly", "--chunkeval-chunk-timeout=0.5")
     out = result.stdout.str() + result.stderr.str()

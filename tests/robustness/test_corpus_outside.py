@@ -7,18 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from project_files import SHOP_CORPUS, name_suites, set_ini, write_suite
+from project_files import SHOP_CORPUS, SHOP_GOLDEN, name_suites, set_ini, write_suite
 
 from pytest_chunkeval.golden import GoldenError, load_golden
 
-GOLDEN = """
-    corpus: {corpus}
-    queries:
-      - id: password-hash
-        query: How are user passwords hashed with a salt?
-        relevant:
-          - path: auth.py
-"""
+
+def _golden(corpus: object) -> str:
+    """The shop's golden file with its ``corpus:`` naming ``corpus``."""
+    return SHOP_GOLDEN.replace("corpus: corpus", f"corpus: {corpus}", 1)
 
 
 def _layout(tmp_path: Path, corpus: str) -> tuple[Path, Path, Path]:
@@ -26,7 +22,7 @@ def _layout(tmp_path: Path, corpus: str) -> tuple[Path, Path, Path]:
     outside = tmp_path / "outside"
     write_suite(outside, SHOP_CORPUS, "")  # outside/corpus/auth.py ...
     root = tmp_path / "project"
-    write_suite(root / "golden" / "shop", SHOP_CORPUS, GOLDEN.format(corpus=corpus.format(outside=outside)))
+    write_suite(root / "golden" / "shop", SHOP_CORPUS, _golden(corpus.format(outside=outside)))
     return root, root / "golden" / "shop" / "queries.yaml", (outside / "corpus").resolve()
 
 
@@ -55,7 +51,7 @@ def test_a_corpus_in_the_project_or_beside_its_golden_file_is_read(tmp_path: Pat
     (root / "shared" / "auth.py").write_text((root / "shared" / "x" / "corpus" / "auth.py").read_text())
     assert load_golden(golden, root=root).corpus_dir == (root / "shared").resolve()  # elsewhere in the project
     elsewhere = tmp_path / "elsewhere"
-    write_suite(elsewhere, SHOP_CORPUS, GOLDEN.format(corpus="corpus"))
+    write_suite(elsewhere, SHOP_CORPUS, _golden("corpus"))
     assert load_golden(elsewhere / "queries.yaml", root=root).corpus_dir == (elsewhere / "corpus").resolve()
 
 
@@ -68,7 +64,7 @@ def test_the_plugin_refuses_such_a_suite_unless_the_ini_allows_it(pytester: pyte
     name_suites(pytester)
     outside = pytester.path.parent / f"{pytester.path.name}-outside"
     write_suite(outside, SHOP_CORPUS, "")
-    write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, GOLDEN.format(corpus=outside / "corpus"))
+    write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, _golden(outside / "corpus"))
     refused = collect(pytester)
     assert refused.ret == pytest.ExitCode.INTERRUPTED  # a collection error, like any invalid golden file
     refused.stdout.fnmatch_lines([f"*golden/shop/queries.yaml:2: corpus: folder {outside}/corpus is outside the "

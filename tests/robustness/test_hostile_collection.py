@@ -6,20 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from project_files import SHOP_CORPUS, name_suites, set_ini, write_suite
+from project_files import SHOP_CORPUS, SHOP_GOLDEN, name_suites, set_ini, write_suite
 
 from pytest_chunkeval.corpus import read_corpus
 from pytest_chunkeval.discovery import discover_suites
 from pytest_chunkeval.golden import GoldenError, load_golden
-
-GOLDEN = """
-    corpus: corpus
-    queries:
-      - id: password-hash
-        query: How are user passwords hashed with a salt?
-        relevant:
-          - path: auth.py
-"""
 
 
 def collect(p: pytest.Pytester) -> pytest.RunResult:
@@ -28,7 +19,7 @@ def collect(p: pytest.Pytester) -> pytest.RunResult:
 
 
 def test_an_absolute_golden_pattern_collects_its_suites(pytester: pytest.Pytester) -> None:
-    write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, GOLDEN)
+    write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, SHOP_GOLDEN)
     name_suites(pytester, f"{pytester.path}/golden/*/queries.yaml")
     result = collect(pytester)
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
@@ -59,7 +50,7 @@ def test_a_link_loop_in_the_corpus_is_skipped_and_listed(tmp_path: Path) -> None
 
 
 def test_a_relevant_path_through_a_link_loop_is_a_golden_error_naming_file_and_line(tmp_path: Path) -> None:
-    write_suite(tmp_path / "shop", SHOP_CORPUS, GOLDEN.replace("path: auth.py", "path: loop/auth.py"))
+    write_suite(tmp_path / "shop", SHOP_CORPUS, SHOP_GOLDEN.replace("path: auth.py", "path: loop/auth.py"))
     (tmp_path / "shop" / "corpus" / "loop").symlink_to(tmp_path / "shop" / "corpus" / "loop")
     golden = tmp_path / "shop" / "queries.yaml"
     with pytest.raises(GoldenError) as info:
@@ -71,7 +62,7 @@ def test_a_relevant_path_through_a_link_loop_is_a_golden_error_naming_file_and_l
 
 def test_a_suite_whose_corpus_holds_a_link_loop_is_collected(pytester: pytest.Pytester) -> None:
     name_suites(pytester)
-    corpus = write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, GOLDEN)
+    corpus = write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, SHOP_GOLDEN)
     (corpus / "self").symlink_to(corpus / "self")
     set_ini(pytester.path, "chunkeval_strategies", '"file_level"', "file_level")
     result = collect(pytester)

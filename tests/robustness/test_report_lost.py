@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
+from project_files import run
 
 pytestmark = pytest.mark.slow
 
 
-def test_a_report_that_cannot_be_written_is_one_line_after_the_verdict(project: pytest.Pytester) -> None:  # noqa: F811
+def test_a_report_that_cannot_be_written_is_one_line_after_the_verdict(project: pytest.Pytester) -> None:
     (project.path / "blocked").write_text("a file where the report's folder should be\n")
     result = run(project, "--chunkeval-report=blocked/report.json", "--chunkeval-markdown=summary.md")
     out = result.stdout.str() + result.stderr.str()
@@ -21,7 +21,7 @@ def test_a_report_that_cannot_be_written_is_one_line_after_the_verdict(project: 
     assert "| fixed_size | " in (project.path / "summary.md").read_text()  # the other outputs are written
 
 
-def test_a_compared_report_holding_nan_is_a_usage_error_naming_it(project: pytest.Pytester) -> None:  # noqa: F811
+def test_a_compared_report_holding_nan_is_a_usage_error_naming_it(project: pytest.Pytester) -> None:
     run(project).assert_outcomes(passed=9, skipped=3)
     report = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     suite = report["suites"]["golden/shop/queries.yaml"]["strategies"]["fixed_size"]
