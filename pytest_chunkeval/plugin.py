@@ -59,7 +59,8 @@ def pytest_configure(config: pytest.Config) -> None:
     state = ChunkevalState(options, write=write, tty=tty)
     if not (config.option.help or config.option.version):
         try:
-            state.notes = state.check_setup()  # nothing to evaluate, or a name that exists nowhere: said up front
+            # nothing to evaluate, or a name that exists nowhere: said up front
+            state.notes = state.catalog.check_setup()
             _check_models(config, state)
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
@@ -89,7 +90,7 @@ def _check_models(config: pytest.Config, state: ChunkevalState) -> None:
     """Several models (``--chunkeval-model A,B``): split into one state each, in the configurations that support it."""
     if len(state.options.models) < 2:
         return
-    if state.comparing:
+    if state.base.comparing:
         raise ValueError("--chunkeval-model with several models cannot be combined with --chunkeval-base or "
                          "--chunkeval-compare yet: compare one model at a time")
     if getattr(config.option, "numprocesses", None) or is_worker(config):
@@ -124,11 +125,11 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if state is None:
         return None
     path = collection_path.resolve()
-    if any(path == corpus or corpus in path.parents for corpus in state.corpus_dirs()):
+    if any(path == corpus or corpus in path.parents for corpus in state.catalog.corpus_dirs()):
         return True
     if state.options.project is not None:
         # An isolated run collects the suites and nothing else: the folders on the way to one, and the suite files.
-        return not any(path == suite or path in suite.parents for suite in state.suite_paths())
+        return not any(path == suite or path in suite.parents for suite in state.catalog.suite_paths())
     if _evaluation_only(config) and path.suffix == ".py":
         # `-m chunkeval` selects only this plugin's items, which no Python module holds: importing the project's
         # test modules would cost seconds (some import torch) for items that are all deselected anyway.
@@ -143,8 +144,8 @@ def _evaluation_only(config: pytest.Config) -> bool:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     state = _state(parent.config)
-    if state is not None and file_path.resolve() in state.suite_paths():
-        state.collected_suites.add(file_path.resolve())
+    if state is not None and file_path.resolve() in state.catalog.suite_paths():
+        state.catalog.collected_suites.add(file_path.resolve())
         return GoldenFile.from_parent(parent, path=file_path)
     return None
 
@@ -162,11 +163,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if state is None:
         return
     explicit_args = config.args_source == pytest.Config.ArgsSource.ARGS
-    wanted = [p.resolve() for p in state.options.golden_paths] if explicit_args else state.suite_paths()
+    wanted = [p.resolve() for p in state.options.golden_paths] if explicit_args else state.catalog.suite_paths()
     for suite in wanted:
-        if suite in state.collected_suites:
+        if suite in state.catalog.collected_suites:
             continue
-        state.collected_suites.add(suite)
+        state.catalog.collected_suites.add(suite)
         node = GoldenFile.from_parent(session, path=suite, nodeid=suite_nodeid(suite, config.rootpath))
         items.extend(session.genitems(node))
     if state.options.golden_paths and not explicit_args:
@@ -210,8 +211,8 @@ def _clean_index(session: pytest.Session) -> None:
         raise pytest.UsageError("--chunkeval-clean cleans the index before an evaluation: add --chunkeval")
     from pytest_chunkeval.retrieval.index import IndexStore
 
-    store = IndexStore(state.options.db_uri, state.cache_dir() / "locks", storage=state.options.storage_options)
-    running = state.load_strategies()  # grid points' shared tables are recorded under their strategy's name
+    store = IndexStore(state.options.db_uri, state.head.cache_dir() / "locks", storage=state.options.storage_options)
+    running = state.catalog.load_strategies()  # grid points' shared tables are recorded under their strategy's name
     names = {*running, *(reg.strategy_name for reg in running.values())}
     for line in store.clean(names, state.options.rootdir).lines(store.shown_uri):
         state.write(line + "\n")
@@ -231,12 +232,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     for item in session.items:  # the comparisons that run form the family their p-values are adjusted across
         if isinstance(item, ComparisonItem):
             node = item.strategy_node
-            node.state.compare_item(node.suite, node.reg, node.mode)
+            node.state.judgements.compare_item(node.suite, node.reg, node.mode)
     if session.config.option.collectonly:
         return
     if any(isinstance(item, EvalItem) for item in session.items):
         state.check_model()
-    if state.compared and not is_worker(session.config):
+    if state.judgements.compared and not is_worker(session.config):
         _check_comparable(state)
 
 
@@ -246,7 +247,7 @@ def _check_comparable(state: ChunkevalState) -> None:
     from pytest_chunkeval.base_ref import BaseRefError
 
     try:
-        unchecked = state.check_comparable()
+        unchecked = state.base.check_comparable()
     except BaseRefError:
         return
     except ValueError as exc:
@@ -292,7 +293,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     state = _state(node.config)
     payload = getattr(node, "workeroutput", {}).get(PAYLOAD_KEY)
     if state is not None and payload:
-        state.add_worker_results(payload)
+        state.exchange.add(payload)
 
 
 @tolerant
@@ -301,7 +302,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state is None:
         return
     if is_worker(session.config):
-        payload = state.worker_results()  # the controller writes the outputs, once, from every worker's results
+        payload = state.exchange.payload()  # the controller writes the outputs, once, from every worker's results
         if payload is not None:
             session.config.workeroutput[PAYLOAD_KEY] = payload  # type: ignore[attr-defined]
         return
@@ -356,7 +357,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
             f"{missed} query items missed and are not recorded as accepted misses; if these misses are the baseline "
             "to hold (a new suite, an intended change), record them with --chunkeval-accept-misses"
         )
-    for record in state.accepted.values():
+    for record in state.ledger.records.values():
         if state.options.accept_misses:
             terminalreporter.write_line(f"accepted misses: {record.path}")
     from pytest_chunkeval.output.misses import unheld_lines
