@@ -6,9 +6,6 @@ imports nothing heavy.
 """
 from __future__ import annotations
 
-import os
-import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,8 +15,9 @@ import pytest
 from pytest_chunkeval.distributed import PAYLOAD_KEY, is_worker
 from pytest_chunkeval.fixtures import register_fixtures
 from pytest_chunkeval.items import STATE_KEY, ComparisonItem, EvalItem, GoldenFile, NamedReport
-from pytest_chunkeval.options import add_options, cleaning, evaluating, output_only_flags, project, read_options
+from pytest_chunkeval.options import add_options, cleaning, evaluating, project, read_options
 from pytest_chunkeval.session import ChunkevalState
+from pytest_chunkeval.session_outputs import PLUGIN_NAME, SessionOutputs
 from pytest_chunkeval.tolerated import tolerant
 
 
@@ -65,7 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
-    config.pluginmanager.register(FailureLog(state), "chunkeval-failure-log")
+    config.pluginmanager.register(SessionOutputs(config, state, NamedReport), PLUGIN_NAME)
 
 
 def _import_strategy_conftests(config: pytest.Config) -> None:
@@ -265,20 +263,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return NamedReport.from_item_and_call(item, call)
 
 
-class FailureLog:
-    """Every failed evaluation item, for the verdict and the annotations: a plugin object per session (the hook has
-    no config to find the session by). It listens to logged reports, not to made ones: under pytest-xdist the
-    controller, which writes the outputs, sees only the reports the workers send."""
-
-    def __init__(self, state: ChunkevalState) -> None:
-        self.state = state
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if isinstance(report, NamedReport) and report.failed:
-            first = next((ln for ln in str(report.longrepr).splitlines() if ln.strip()), "failed")
-            self.state.failed_items.append((report.nodeid, report.location[0], first))
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_report_from_serializable(config: pytest.Config, data: dict[str, Any]) -> pytest.TestReport | None:
     """pytest-xdist sends reports as data tagged with their class; rebuild ours (pytest knows only its own)."""
@@ -298,32 +282,24 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 @tolerant
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A worker sends its results to the controller, which writes the outputs once, from every worker's."""
     state = _state(session.config)
-    if state is None:
-        return
-    if is_worker(session.config):
-        payload = state.exchange.payload()  # the controller writes the outputs, once, from every worker's results
-        if payload is not None:
-            session.config.workeroutput[PAYLOAD_KEY] = payload  # type: ignore[attr-defined]
-        return
-    summary = state.summary(run_base=exitstatus != pytest.ExitCode.INTERRUPTED)
-    if summary is None:
-        return
-    from pytest_chunkeval.output.outputs import write_outputs
-    from pytest_chunkeval.output.report import build_report
-    from pytest_chunkeval.verdict import Failure, judge
+    if state is not None and is_worker(session.config):
+        _send_results(session.config, state)
+    elif state is not None:
+        _outputs(session.config).finish(session, exitstatus)
 
-    summary.verdict = judge(summary, [Failure(nodeid, first) for nodeid, _, first in state.failed_items],
-                            accept=_accept_command(session.config))
-    state.summary_value = summary  # the verdict is printed whatever happens to the files below
-    # Only a run that went through writes the report, Markdown, chart and accepted misses; an interrupted or broken
-    # one leaves the earlier report as it was and writes what it has beside it, marked incomplete.
-    complete = exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
-    state.report = build_report(summary, state.options.rootdir, complete=complete)
-    written = write_outputs(state.options, summary, state.report, complete, state.save_accepted)
-    state.frontier_text, state.write_errors = written.frontier_text, written.errors
-    if written.errors and session.exitstatus == pytest.ExitCode.OK:  # a lost report is no passing run
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+def _send_results(config: pytest.Config, state: ChunkevalState) -> None:
+    payload = state.exchange.payload()
+    if payload is not None:
+        config.workeroutput[PAYLOAD_KEY] = payload  # type: ignore[attr-defined]
+
+
+def _outputs(config: pytest.Config) -> SessionOutputs:
+    outputs = config.pluginmanager.getplugin(PLUGIN_NAME)
+    assert isinstance(outputs, SessionOutputs)
+    return outputs
 
 
 @tolerant
@@ -335,66 +311,5 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @tolerant
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
-    state = _state(config)
-    if state is None or state.summary_value is None:
-        return
-    from pytest_chunkeval.output.tables import summary_text
-
-    terminalreporter.section("chunkeval summary")
-    terminalreporter.write(summary_text(state.summary_value, width=shutil.get_terminal_size((160, 24)).columns))
-    if state.frontier_text:
-        terminalreporter.section("chunkeval frontier")
-        terminalreporter.write(state.frontier_text)
-    from pytest_chunkeval.output.files import report_lines
-
-    for line in report_lines(state.options.report, state.report, state.write_errors):
-        terminalreporter.write_line(line)
-    if state.options.step_summary and not os.environ.get("GITHUB_STEP_SUMMARY"):
-        terminalreporter.write_line("--chunkeval-step-summary: $GITHUB_STEP_SUMMARY is not set; nothing appended")
-    missed = state.unrecorded_misses()
-    if missed:
-        terminalreporter.write_line(
-            f"{missed} query items missed and are not recorded as accepted misses; if these misses are the baseline "
-            "to hold (a new suite, an intended change), record them with --chunkeval-accept-misses"
-        )
-    for record in state.ledger.records.values():
-        if state.options.accept_misses:
-            terminalreporter.write_line(f"accepted misses: {record.path}")
-    from pytest_chunkeval.output.misses import unheld_lines
-
-    for line in unheld_lines(state.unheld_misses(), state.options.rootdir, _accept_command(config)):
-        terminalreporter.write_line(line)
-    if state.options.annotations:
-        from pytest_chunkeval.output.annotations import annotation_lines
-
-        for line in annotation_lines(state.failed_items):
-            terminalreporter.write_line(line)
-
-
-def _accept_command(config: pytest.Config) -> str:
-    """This run's own command line with ``--chunkeval-accept-misses``: records misses for the same suites,
-    strategies and settings (``chunkeval run ...`` for an isolated run, as the user typed it)."""
-    args = list(config.invocation_params.args)
-    if project(config) is not None:
-        from pytest_chunkeval.isolation import user_args
-
-        return shlex.join(["chunkeval", "run", *_recording_args(user_args(args)), "--chunkeval-accept-misses"])
-    return shlex.join(["pytest", *_recording_args(args), "--chunkeval-accept-misses"])
-
-
-def _recording_args(args: list[str]) -> list[str]:
-    """``args`` without the options that shape only this run's comparison or outputs (the settings table marks
-    them; pytest's --junitxml too): recording misses needs none of them."""
-    dropped = {**output_only_flags(), "--junitxml": True}  # flag -> whether it takes a value
-    kept: list[str] = []
-    skip_value = False
-    for arg in args:
-        if skip_value:
-            skip_value = False
-            continue
-        name = arg.split("=", 1)[0]
-        if name in dropped:
-            skip_value = dropped[name] and "=" not in arg  # its value is the next argument
-            continue
-        kept.append(arg)
-    return kept
+    if _state(config) is not None:
+        _outputs(config).terminal_summary(terminalreporter)

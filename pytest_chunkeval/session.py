@@ -50,12 +50,6 @@ class ChunkevalState:
         self.judgements = Judgements(options, self.catalog, self.head, self.base)
         self.ledger = MissLedger(options, self.catalog, self._model_id, records)
         self.exchange = WorkerExchange(self.catalog, self.head, self.base, self.judgements, self.ledger)
-        # What the finished run produced, for the terminal summary
-        self.failed_items: list[tuple[str, str, str]] = []  # (nodeid, golden file, first line) of failed items
-        self.summary_value: Summary | None = None
-        self.report: dict[str, Any] | None = None
-        self.frontier_text = ""  # --chunkeval-frontier: the frontier of the finished run, printed after the summary
-        self.write_errors: list[str] = []  # one line per output file that could not be written
 
     def _model_id(self) -> str:
         return self.exchange.model_id or self.head.evaluator().embedder.model_id
