@@ -256,7 +256,7 @@ class QueryItem(EvalItem):
             if not outcome.hit:
                 pytest.xfail("missed at a grid point: measured, not gated (--chunkeval-gate-grid fails it)")
             return
-        record, settings = state.ledger.record_of(node.suite), state.ledger.settings_key_for(node.mode)
+        record, settings = state.ledger.record_of(node.suite), state.ledger.section_for(node.mode)
         if not record.holds(settings):  # nothing recorded yet: listed at the end, with the command that records it
             if not outcome.hit:
                 pytest.xfail(f"missed; {record.path} holds no record for {settings} yet")

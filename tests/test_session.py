@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from project_files import write_suite
 
-from pytest_chunkeval.accepted import FILE_NAME, AcceptedMisses, settings_key
+from pytest_chunkeval.accepted import FILE_NAME, AcceptedMisses, record_section
 from pytest_chunkeval.options import Options
 from pytest_chunkeval.session import ChunkevalState
 
@@ -30,7 +30,7 @@ def state(root: Path, **kw: object) -> ChunkevalState:
 
 
 def test_only_misses_without_a_record_count_and_each_mode_reads_its_own_section(suite_dir: Path) -> None:
-    AcceptedMisses(suite_dir / FILE_NAME, {settings_key("m", "hybrid", 10): {"ast": ["q0"]}}, dirty=True).save()
+    AcceptedMisses(suite_dir / FILE_NAME, {record_section("m", "hybrid", 10): {"ast": ["q0"]}}, dirty=True).save()
     s = state(suite_dir.parent.parent, retrieval="hybrid,vector")
     suite = s.catalog.suite(suite_dir / "queries.yaml")
     s.ledger.record(suite, "ast", "q0", False, "hybrid")  # recorded under hybrid: accepted
@@ -55,8 +55,8 @@ def test_accepting_writes_each_modes_section_and_nothing_without_the_flag(suite_
     s.ledger.record(suite, "fixed_size", "q0", True, "hybrid")
     assert s.save_accepted() == [suite_dir / FILE_NAME]
     assert s.unrecorded_misses() == 0  # accepting: nothing fails as a miss
-    assert AcceptedMisses.load(suite_dir).data == {settings_key("m", "hybrid", 10): {"ast": ["q2"]},
-                                                  settings_key("m", "vector", 10): {"ast": ["q1"]}}
+    assert AcceptedMisses.load(suite_dir).data == {record_section("m", "hybrid", 10): {"ast": ["q2"]},
+                                                  record_section("m", "vector", 10): {"ast": ["q1"]}}
 
 
 def test_the_cache_folder_it_creates_ignores_itself_and_a_folder_that_was_there_is_left_alone(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ class Table:
 # -- builders ----------------------------------------------------------------------------------------------------
 
 
-def _ci(summary: Summary, s: StrategyResult, mode: str, metric: str) -> str:
+def _ci(s: StrategyResult, mode: str, metric: str) -> str:
     iv = s.intervals.get(mode, {}).get(metric)
     return f"{iv.mean:.3f} [{iv.ci_low:.2f}–{iv.ci_high:.2f}]" if iv else f"{s.means[mode][metric]:.3f}"
 
@@ -69,8 +69,8 @@ def _retrieval_words(summary: Summary) -> str:
     return f"{summary.retrieval} retrieval"
 
 
-# Column groups of the retrieval table beyond the default ones: options.COLUMN_GROUPS (--chunkeval-columns); every
-# number is in the JSON report whatever is shown.
+# Column groups of the retrieval table beyond the default ones: settings/table.py's COLUMN_GROUPS
+# (--chunkeval-columns); every number is in the JSON report whatever is shown.
 
 
 def retrieval_table(summary: Summary, key: str) -> Table:
@@ -103,7 +103,7 @@ def retrieval_table(summary: Summary, key: str) -> Table:
         lines = _line_cells(s, k)
         # A strategy whose own chunking failed on some files is partly measuring the fixed-window fallback.
         shown = f"{name} (fallback {len(s.fallbacks)}/{s.files} files)" if s.fallbacks else name
-        row = [shown, _ci(summary, s, FILE, nd), f"{m[FILE][rc]:.3f}", f"{m[FILE][mr]:.3f}"]
+        row = [shown, _ci(s, FILE, nd), f"{m[FILE][rc]:.3f}", f"{m[FILE][mr]:.3f}"]
         row += [f"{m[CHUNK][nd]:.3f}", f"{m[CHUNK][rc]:.3f}", f"{m[CHUNK][mr]:.3f}"] if chunk else []
         row += [lines[0], *(lines[1:] if budget else [])]
         row += [delta, str(s.misses), *([_gates_cell(s)] if summary.gated else [])]
@@ -126,7 +126,7 @@ def retrieval_legend(summary: Summary) -> str:
         parts.append("BR@n: share of relevant lines within the first n tokens retrieved")
     if summary.gated:
         parts.append("gates: the ADR's adoption gates against the baseline")
-    from pytest_chunkeval.options import COLUMN_GROUPS
+    from pytest_chunkeval.settings.table import COLUMN_GROUPS
 
     hidden = [g for g in COLUMN_GROUPS if g not in summary.columns]
     more = f" More columns: --chunkeval-columns={','.join(hidden)}." if hidden else ""

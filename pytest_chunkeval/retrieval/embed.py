@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pytest_chunkeval.retrieval.cache_store import CacheWarning, EmbeddingCache, WarnFn  # noqa: F401  (their home was here)
+from pytest_chunkeval.retrieval.cache_store import EmbeddingCache
 from pytest_chunkeval.retrieval.devices import DEFAULT_BATCH_SIZE
 from pytest_chunkeval.retrieval.heap import release_heap
 from pytest_chunkeval.retrieval.model_files import DEFAULT_MAX_TOKENS, resolve_model, sha256_file, verify_pinned

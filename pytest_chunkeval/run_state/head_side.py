@@ -44,8 +44,9 @@ class HeadSide:
 
     def evaluator(self) -> Evaluator:
         if self._evaluator is None:
-            from pytest_chunkeval.evaluate import Evaluator, Settings
-            from pytest_chunkeval.retrieval.embed import Embedder, EmbeddingCache
+            from pytest_chunkeval.evaluate import EvalConfig, Evaluator
+            from pytest_chunkeval.retrieval.cache_store import EmbeddingCache
+            from pytest_chunkeval.retrieval.embed import Embedder
             from pytest_chunkeval.retrieval.index import IndexStore, RankingCache
             from pytest_chunkeval.run_cache import FactsCache
 
@@ -54,7 +55,7 @@ class HeadSide:
             cache = EmbeddingCache(cache_dir / "cache.sqlite")
             embedder = Embedder(o.model, cache=cache, device=o.device, batch_size=o.batch_size, backend=o.backend,
                                 onnx_dir=cache_dir / "onnx")
-            settings = Settings(k=o.k, retrieval=o.retrieval_modes[0], chunk_timeout=o.chunk_timeout)
+            config = EvalConfig(k=o.k, retrieval=o.retrieval_modes[0], chunk_timeout=o.chunk_timeout)
             store = IndexStore(o.db_uri, cache_dir / "locks", storage=o.storage_options)
             progress = LineProgress(self.write, self.tty) if o.progress else None
             rankings = RankingCache(cache_dir / "cache.sqlite")
@@ -64,7 +65,7 @@ class HeadSide:
                 from pytest_chunkeval.retrieval.ray_engine import RayEngine
 
                 engine = RayEngine(address=o.ray_address)
-            self._evaluator = Evaluator(settings, embedder, store, progress, rankings, facts=facts, engine=engine)
+            self._evaluator = Evaluator(config, embedder, store, progress, rankings, facts=facts, engine=engine)
         return self._evaluator
 
     @property

@@ -37,12 +37,12 @@ class MissLedger:
             self.records[key] = AcceptedMisses.load(suite.path.parent)
         return self.records[key]
 
-    def settings_key_for(self, mode: str) -> str:
+    def section_for(self, mode: str) -> str:
         """The accepted-misses section of one retrieval mode: a run of several modes reads and writes one section
         each, exactly those single-mode runs of each would, so records stay valid either way."""
-        from pytest_chunkeval.accepted import settings_key
+        from pytest_chunkeval.accepted import record_section
 
-        return settings_key(self.model_id(), mode, self.options.k)
+        return record_section(self.model_id(), mode, self.options.k)
 
     def record(self, suite: GoldenSuite, strategy: str, query_id: str, hit: bool, mode: str | None = None,
                family: str = "") -> None:
@@ -60,7 +60,7 @@ class MissLedger:
         for (suite_path, strategy, mode), ran in self.outcomes.items():
             if strategy in self.families and not self.options.gate_grid:
                 continue  # a grid point's misses are measurements (xfailed), not failures to record
-            record, section = self.record_of(self.catalog.suites[suite_path]), self.settings_key_for(mode)
+            record, section = self.record_of(self.catalog.suites[suite_path]), self.section_for(mode)
             if record.holds(section):
                 accepted, _ = record.accepted(section, strategy, self.families.get(strategy, ""))
                 total += sum(1 for q, hit in ran.items() if not hit and q not in accepted)
@@ -71,7 +71,7 @@ class MissLedger:
         query ids, in run order."""
         out: dict[Path, dict[str, list[str]]] = {}
         for (suite_path, strategy, mode), ran in self.outcomes.items():
-            if not self.record_of(self.catalog.suites[suite_path]).holds(self.settings_key_for(mode)):
+            if not self.record_of(self.catalog.suites[suite_path]).holds(self.section_for(mode)):
                 missed = [q for q, hit in ran.items() if not hit]
                 if missed:
                     out.setdefault(suite_path, {})[label(strategy, mode)] = missed
@@ -81,7 +81,7 @@ class MissLedger:
         """Put this run's outcomes in the records (one section per mode and model); nothing is written yet."""
         for (suite_path, strategy, mode), ran in sorted(self.outcomes.items()):
             record = self.record_of(self.catalog.suites[suite_path])
-            record.update(self.settings_key_for(mode), strategy, ran, keep_empty=strategy in self.families)
+            record.update(self.section_for(mode), strategy, ran, keep_empty=strategy in self.families)
 
     def save(self) -> list[Path]:
         """Write every record that changed; the files written."""
