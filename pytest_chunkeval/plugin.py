@@ -240,7 +240,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def _check_comparable(state: ChunkevalState) -> None:
-    """Refuse a base made unlike this run before any item runs (a worker's items say it instead: see base_suites).
+    """Refuse a base made unlike this run before any item runs (a worker's items say it instead: see BaseSide.suites).
     A base that cannot be evaluated at all is left to the comparison items, which report it in full."""
     from pytest_chunkeval.base_ref import BaseRefError
 
