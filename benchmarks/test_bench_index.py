@@ -102,14 +102,14 @@ def query_count() -> int:
 
 @pytest.mark.parametrize("mode", ["vector", "fts", "hybrid"])
 def test_query(benchmark: Any, request: pytest.FixtureRequest, query_table: tuple[Any, str, int], mode: str) -> None:
-    from pytest_chunkeval.evaluate import Settings
+    from pytest_chunkeval.evaluate import EvalConfig
     from pytest_chunkeval.retrieval.index import RETRIEVAL_MODES
 
     if mode not in RETRIEVAL_MODES:
         pytest.skip(f"retrieval mode {mode} is gone from pytest_chunkeval.retrieval.index"
                     f" (it has {', '.join(RETRIEVAL_MODES)})")
     store, table, n_rows = query_table
-    depth = Settings().depth
+    depth = EvalConfig().depth
     benchmark.group = f"query latency: one query per round, LanceDB table of {n_rows:,} chunks, depth {depth}"
     queries = [q.text for q in load_suite("pystdlib").queries]
     rounds = min(query_count(), len(queries))

@@ -22,7 +22,8 @@ HEADER = (
 )
 
 
-def settings_key(model_id: str, retrieval: str, k: int) -> str:
+def record_section(model_id: str, retrieval: str, k: int) -> str:
+    """The section of a record that holds the misses under one retrieval setting (model, mode, k)."""
     return f"{model_id} | {retrieval} | k={k}"
 
 

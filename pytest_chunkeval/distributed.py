@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_chunkeval.ordering import strategy_order
-from pytest_chunkeval.results import SuiteResult
+if TYPE_CHECKING:
+    from pytest_chunkeval.results import SuiteResult
 
 PAYLOAD_KEY = "chunkeval"
 
@@ -52,6 +52,9 @@ def merge(
 ) -> tuple[dict[str, SuiteResult], WorkerResults]:
     """The union of the workers' results, ordered as a serial run orders them (suites by key, strategies by
     ``ordering.strategy_order``); plus the merged totals, model, outcomes and base."""
+    from pytest_chunkeval.ordering import strategy_order
+    from pytest_chunkeval.results import SuiteResult
+
     merged = WorkerResults()
     entries: dict[str, dict[str, Any]] = {}
     for part in results:

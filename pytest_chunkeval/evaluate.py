@@ -34,7 +34,7 @@ from pytest_chunkeval.scoring.outcomes import QueryOutcome, aggregate, score_que
 from pytest_chunkeval.strategy import Contract, Registration, resolve
 from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL, ChunkRef
 
-__all__ = ["BuildFailed", "Evaluator", "QueryOutcome", "Settings", "StrategyRun", "skip_reason"]
+__all__ = ["BuildFailed", "Evaluator", "QueryOutcome", "EvalConfig", "StrategyRun", "skip_reason"]
 
 
 class BuildFailed(Exception):
@@ -51,7 +51,7 @@ def _no_progress(description: str, total: int) -> Callable[[int], None]:
 
 
 @dataclass
-class Settings:
+class EvalConfig:
     k: int = DEFAULT_K
     retrieval: str = DEFAULT_RETRIEVAL  # the mode of a result asked for without one (the first of the session's modes)
     depth: int = 50  # candidates fetched before the deterministic tie-break cuts to k
@@ -107,7 +107,7 @@ class Evaluator:
 
     def __init__(
         self,
-        settings: Settings,
+        config: EvalConfig,
         embedder: Embedder,
         store: IndexStore,
         progress: Progress | None = None,
@@ -115,7 +115,7 @@ class Evaluator:
         facts: FactsCache | None = None,
         engine: Any = None,
     ):
-        self.settings = settings
+        self.config = config
         self.rankings = rankings
         self.facts = facts
         self.embedder = embedder
@@ -134,9 +134,9 @@ class Evaluator:
     def run(
         self, suite: GoldenSuite, reg: Registration, strategy: Contract | None = None, mode: str | None = None
     ) -> StrategyRun:
-        """The memoised evaluation of ``reg`` on ``suite`` searched with ``mode`` (default: the settings' mode);
+        """The memoised evaluation of ``reg`` on ``suite`` searched with ``mode`` (default: the config's mode);
         ``strategy`` is its built contract (else built here). Every mode shares one chunking and one index."""
-        mode = mode or self.settings.retrieval
+        mode = mode or self.config.retrieval
         key = (suite.path.resolve(), reg.name, mode)
         if key in self.failures:  # every item of a broken evaluation fails fast with the same error
             raise self.failures[key]
@@ -200,7 +200,7 @@ class Evaluator:
         t0 = time.perf_counter()
         strategy = run.strategy
         assert strategy is not None
-        limit = self.settings.chunk_timeout
+        limit = self.config.chunk_timeout
         done = chunk_corpus(strategy, run.name, run.suite.corpus.files, self._remote(reg), limit)
         run.chunk_seconds = time.perf_counter() - t0
         run.timed_out = tuple(done.timed_out)
@@ -293,8 +293,8 @@ class Evaluator:
         return self._query_vectors[key]
 
     def _search(self, run: StrategyRun) -> None:
-        k = self.settings.k
-        depth, retrieval = max(self.settings.depth, k), run.mode or self.settings.retrieval
+        k = self.config.k
+        depth, retrieval = max(self.config.depth, k), run.mode or self.config.retrieval
         scored_key = None
         if self.facts is not None and run.fingerprint:
             scored_key = FactsCache.outcomes_key(run.fingerprint, retrieval, k, depth, run.suite.queries,

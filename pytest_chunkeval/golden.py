@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from pytest_chunkeval import safe_yaml
 from pytest_chunkeval.corpus import Corpus, read_corpus
 from pytest_chunkeval.vocabulary import Relevant
+
+if TYPE_CHECKING:
+    import yaml
 
 
 class GoldenError(ValueError):
@@ -63,11 +63,12 @@ def _schema() -> dict[str, Any]:
     return json.loads(resources.files("pytest_chunkeval").joinpath("schemas/golden.schema.json").read_text("utf-8"))
 
 
-_LOADER = safe_yaml.LOADER
-
-
 def _yaml_positions(text: str) -> dict[tuple[Any, ...], int]:
     """1-based line of every node in a YAML document, by its path of keys and indices."""
+    import yaml
+
+    from pytest_chunkeval import safe_yaml
+
     positions: dict[tuple[Any, ...], int] = {}
 
     def walk(node: yaml.Node, where: tuple[Any, ...]) -> None:
@@ -81,7 +82,7 @@ def _yaml_positions(text: str) -> dict[tuple[Any, ...], int]:
             for i, item in enumerate(node.value):
                 walk(item, where + (i,))
 
-    root = yaml.compose(text, Loader=_LOADER)
+    root = yaml.compose(text, Loader=safe_yaml.LOADER)
     if root is not None:
         walk(root, ())
     return positions
@@ -108,6 +109,10 @@ def _load_document(path: Path) -> tuple[Any, dict[tuple[Any, ...], int]]:
             positions[("queries", len(queries))] = lineno
             queries.append(obj)
         return {**header, "queries": queries}, positions
+    import yaml  # here, not at the top: pytest imports this module in every run, the plugin's off or on
+
+    from pytest_chunkeval import safe_yaml
+
     try:
         data = safe_yaml.load(text)  # a safe loader that refuses aliases (a bomb of them never expands)
         positions = _yaml_positions(text)

@@ -49,9 +49,9 @@ class GoldenFile(pytest.File):
     def _collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         state = state_of(self)
         try:
-            suite = state.suite(self.path)
-            state.accepted_for(suite)  # a damaged record stops this suite once, here, not every item later
-            strategies = state.load_strategies()  # two project files defining one name: said here
+            suite = state.catalog.suite(self.path)
+            state.ledger.record_of(suite)  # a damaged record stops this suite once, here, not every item later
+            strategies = state.catalog.load_strategies()  # two project files defining one name: said here
         except (GoldenError, ValueError) as exc:
             raise self.CollectError(str(exc)) from None
         modes = state.options.retrieval_modes
@@ -84,7 +84,7 @@ class StrategyNode(pytest.Collector):
     def _collect(self) -> Iterator[pytest.Item]:
         state = state_of(self)
         try:
-            strategy = state.strategy(self.reg)
+            strategy = state.catalog.strategy(self.reg)
         except Exception as exc:  # its own items fail; every other strategy is still evaluated and reported
             if self.mode == state.options.retrieval_modes[0]:  # one item, whatever the number of modes
                 yield BuildFailedItem.from_parent(self, name="build", message=build_error(self.reg, exc))
@@ -100,8 +100,8 @@ class StrategyNode(pytest.Collector):
         if self.mode == state.options.retrieval_modes[0]:  # chunk checks do not depend on the search: once
             for check in QUALITY_CHECKS:
                 yield QualityItem.from_parent(self, name=f"quality[{check}]", check=check)
-        if state.comparing:
-            yield ComparisonItem.from_parent(self, name="vs-base" if state.comparing == "base" else "regression")
+        if state.base.comparing:
+            yield ComparisonItem.from_parent(self, name="vs-base" if state.base.comparing == "base" else "regression")
         if state.options.gated(self.reg.name, self.reg.strategy_name):
             from pytest_chunkeval.judges.gates import GATE_NAMES
 
@@ -151,22 +151,22 @@ class EvalItem(pytest.Item):
         node = self.strategy_node
         state = state_of(self)
         key = (node.suite.path.resolve(), node.reg.name, node.mode)
-        first = state.failed_evaluations.get(key)
+        first = state.head.failure(key)
         if first is not None:
-            if getattr(state.evaluator().runs.get(key), "failed", None):  # a failed build: said once, by ``first``
+            if getattr(state.head.evaluator().runs.get(key), "failed", None):  # a failed build: said once, by ``first``
                 pytest.skip(f"{node.reg.name} failed to build: see {first}")
             raise ReportedFailure(f"the evaluation of {node.name} on this suite failed: see {first}")
         from pytest_chunkeval.evaluate import BuildFailed
 
         try:
-            return state.evaluator().run(node.suite, node.reg, state.strategy(node.reg), node.mode)
+            return state.head.evaluator().run(node.suite, node.reg, state.catalog.strategy(node.reg), node.mode)
         except BuildFailed as exc:  # as BuildFailedItem does: the strategy's row says "failed", in every mode
             for mode in state.options.retrieval_modes:
-                state.failed_evaluations[(key[0], key[1], mode)] = self.nodeid
-                state.evaluator().fail(node.suite, node.reg.name, mode, str(exc))
+                state.head.failed((key[0], key[1], mode), self.nodeid)
+                state.head.evaluator().fail(node.suite, node.reg.name, mode, str(exc))
             raise ReportedFailure(f"{node.reg.name} failed to build: {exc}") from None
         except Exception:
-            state.failed_evaluations[key] = self.nodeid
+            state.head.failed(key, self.nodeid)
             raise
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
@@ -203,7 +203,7 @@ class BuildFailedItem(EvalItem):
         state = state_of(self)
         node = self.strategy_node
         for mode in state.options.retrieval_modes:
-            state.evaluator().fail(node.suite, node.reg.name, mode, self.message)
+            state.head.evaluator().fail(node.suite, node.reg.name, mode, self.message)
         raise ReportedFailure(f"{node.reg.name} failed to build: {self.message}")
 
 
@@ -249,14 +249,14 @@ class QueryItem(EvalItem):
         run = self.evaluation()
         outcome = run.outcomes[self.query_id]
         self.outcome = outcome
-        state.record(node.suite, node.reg.name, self.query_id, outcome.hit, node.mode, node.reg.family)
+        state.ledger.record(node.suite, node.reg.name, self.query_id, outcome.hit, node.mode, node.reg.family)
         if state.options.accept_misses:
             return
         if node.reg.point and not state.options.gate_grid:  # a sweep measures its points; it does not gate them
             if not outcome.hit:
                 pytest.xfail("missed at a grid point: measured, not gated (--chunkeval-gate-grid fails it)")
             return
-        record, settings = state.accepted_for(node.suite), state.settings_key_for(node.mode)
+        record, settings = state.ledger.record_of(node.suite), state.ledger.section_for(node.mode)
         if not record.holds(settings):  # nothing recorded yet: listed at the end, with the command that records it
             if not outcome.hit:
                 pytest.xfail(f"missed; {record.path} holds no record for {settings} yet")
@@ -282,10 +282,11 @@ class QueryItem(EvalItem):
             else:
                 head = (f"FIXED: {name}: a chunk in the top {k} now overlaps a relevant line span, but the query is "
                         f"recorded as an accepted miss; refresh the record with --chunkeval-accept-misses "
-                        f"({state.accepted_for(self.strategy_node.suite).path})")
+                        f"({state.ledger.record_of(self.strategy_node.suite).path})")
                 tail = []
             node = self.strategy_node
-            base = state.base_rank(node.suite, node.reg.name, self.query_id, node.mode) if state.comparing else None
+            base = (state.base.rank(node.suite, node.reg.name, self.query_id, node.mode) if state.base.comparing
+                    else None)
             if base:
                 head += f"\n{name} {base}"
             return "\n".join([head, *describe_outcome(self.outcome, k), *tail])
@@ -367,19 +368,19 @@ class GateItem(EvalItem):
         state = state_of(self)
         node = self.strategy_node
         baseline = state.options.baseline
-        regs = state.load_strategies()
+        regs = state.catalog.load_strategies()
         if baseline not in regs:
             raise ReportedFailure(f"baseline strategy {baseline!r} is not registered; gates compare against it")
         run = self.evaluation()
-        base = state.evaluator().run(node.suite, regs[baseline], state.strategy(regs[baseline]), node.mode)
+        base = state.head.evaluator().run(node.suite, regs[baseline], state.catalog.strategy(regs[baseline]), node.mode)
         if base.skipped:
             pytest.skip(f"baseline {baseline} was skipped on this suite: {base.skipped}")
         if base.failed:
             raise ReportedFailure(f"baseline {baseline} failed to build on this suite: {base.failed}")
         k, t = state.options.k, state.options.thresholds
         # The run's one judgement of this result: the report's gates and the summary's gates column read it too.
-        judged = state.against_baseline(node.suite, run, base)
-        result = next(g for g in judged.gates or () if g.name == self.gate)
+        judged = state.judgements.against_baseline(node.suite, run, base)
+        result = next(g for g in (judged and judged.gates) or () if g.name == self.gate)
         if not result.passed:
             metric = metric_key(GATE_METRIC.get(self.gate, RECALL), k)
             worst = sorted(
@@ -410,12 +411,11 @@ class ComparisonItem(EvalItem):
         node = self.strategy_node
         run = self.evaluation()
         try:
-            cmp = state.comparison(node.suite, node.reg.name, run)
+            cmp = state.judgements.comparison(node.suite, node.reg.name, run)
         except (BaseRefError, ValueError) as exc:  # no base to compare with: said once, in full
-            first = state._base_failure_item
+            first = state.base.failure_reported_by(self.nodeid)
             if first is not None:  # said once in full, at the first item; the rest point there
                 raise ReportedFailure(f"the base could not be evaluated: see {first}") from None
-            state._base_failure_item = self.nodeid
             raise ReportedFailure(str(exc)) from None
         if cmp.status in ("new", "removed", "skipped"):
             pytest.skip(f"{node.reg.name}: no comparison ({cmp.status}: {cmp.reason})")
@@ -425,8 +425,8 @@ class ComparisonItem(EvalItem):
     def describe(self, cmp: Any) -> list[str]:
         state = state_of(self)
         o, k = state.options, state.options.k
-        against = f"base {o.base}" if state.comparing == "base" else str(o.compare)
-        size = state.family()[1]
+        against = f"base {o.base}" if state.base.comparing == "base" else str(o.compare)
+        size = state.judgements.family()[1]
         alpha = (f"a paired p below {o.regression_alpha} after {o.regression_correction} adjustment across the "
                  f"run's {size} gating tests" if o.regression_alpha is not None else "no significance required")
         lines = [f"{cmp.strategy} got worse than on {against} ({cmp.paired} paired queries; a fall of file-mode "

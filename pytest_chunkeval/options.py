@@ -21,16 +21,7 @@ from pytest_chunkeval.judges.gates import Thresholds
 from pytest_chunkeval.project import ConfigError, ProjectConfig
 from pytest_chunkeval.retrieval.storage import StorageOptions
 from pytest_chunkeval.settings.setting import Bad, Invalid, Setting
-from pytest_chunkeval.settings.table import (  # noqa: F401  (their home was here)
-    COLUMN_GROUPS,
-    DEFAULT_GOLDEN,
-    ENGINES,
-    GATE_MODES,
-    NEW_WARNINGS,
-    SETTING,
-    SETTINGS,
-    SIZE_MEASURES,
-)
+from pytest_chunkeval.settings.table import SETTING, SETTINGS
 
 if TYPE_CHECKING:
     from pytest_chunkeval.judges.comparison import Policy

@@ -6,9 +6,6 @@ imports nothing heavy.
 """
 from __future__ import annotations
 
-import os
-import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,8 +15,9 @@ import pytest
 from pytest_chunkeval.distributed import PAYLOAD_KEY, is_worker
 from pytest_chunkeval.fixtures import register_fixtures
 from pytest_chunkeval.items import STATE_KEY, ComparisonItem, EvalItem, GoldenFile, NamedReport
-from pytest_chunkeval.options import add_options, cleaning, evaluating, output_only_flags, project, read_options
+from pytest_chunkeval.options import add_options, cleaning, evaluating, project, read_options
 from pytest_chunkeval.session import ChunkevalState
+from pytest_chunkeval.session_outputs import PLUGIN_NAME, SessionOutputs
 from pytest_chunkeval.tolerated import tolerant
 
 
@@ -59,12 +57,13 @@ def pytest_configure(config: pytest.Config) -> None:
     state = ChunkevalState(options, write=write, tty=tty)
     if not (config.option.help or config.option.version):
         try:
-            state.notes = state.check_setup()  # nothing to evaluate, or a name that exists nowhere: said up front
+            # nothing to evaluate, or a name that exists nowhere: said up front
+            state.notes = state.catalog.check_setup()
             _check_models(config, state)
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
-    config.pluginmanager.register(FailureLog(state), "chunkeval-failure-log")
+    config.pluginmanager.register(SessionOutputs(config, state, NamedReport), PLUGIN_NAME)
 
 
 def _import_strategy_conftests(config: pytest.Config) -> None:
@@ -89,7 +88,7 @@ def _check_models(config: pytest.Config, state: ChunkevalState) -> None:
     """Several models (``--chunkeval-model A,B``): split into one state each, in the configurations that support it."""
     if len(state.options.models) < 2:
         return
-    if state.comparing:
+    if state.base.comparing:
         raise ValueError("--chunkeval-model with several models cannot be combined with --chunkeval-base or "
                          "--chunkeval-compare yet: compare one model at a time")
     if getattr(config.option, "numprocesses", None) or is_worker(config):
@@ -124,11 +123,11 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if state is None:
         return None
     path = collection_path.resolve()
-    if any(path == corpus or corpus in path.parents for corpus in state.corpus_dirs()):
+    if any(path == corpus or corpus in path.parents for corpus in state.catalog.corpus_dirs()):
         return True
     if state.options.project is not None:
         # An isolated run collects the suites and nothing else: the folders on the way to one, and the suite files.
-        return not any(path == suite or path in suite.parents for suite in state.suite_paths())
+        return not any(path == suite or path in suite.parents for suite in state.catalog.suite_paths())
     if _evaluation_only(config) and path.suffix == ".py":
         # `-m chunkeval` selects only this plugin's items, which no Python module holds: importing the project's
         # test modules would cost seconds (some import torch) for items that are all deselected anyway.
@@ -143,8 +142,8 @@ def _evaluation_only(config: pytest.Config) -> bool:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     state = _state(parent.config)
-    if state is not None and file_path.resolve() in state.suite_paths():
-        state.collected_suites.add(file_path.resolve())
+    if state is not None and file_path.resolve() in state.catalog.suite_paths():
+        state.catalog.collected_suites.add(file_path.resolve())
         return GoldenFile.from_parent(parent, path=file_path)
     return None
 
@@ -162,11 +161,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if state is None:
         return
     explicit_args = config.args_source == pytest.Config.ArgsSource.ARGS
-    wanted = [p.resolve() for p in state.options.golden_paths] if explicit_args else state.suite_paths()
+    wanted = [p.resolve() for p in state.options.golden_paths] if explicit_args else state.catalog.suite_paths()
     for suite in wanted:
-        if suite in state.collected_suites:
+        if suite in state.catalog.collected_suites:
             continue
-        state.collected_suites.add(suite)
+        state.catalog.collected_suites.add(suite)
         node = GoldenFile.from_parent(session, path=suite, nodeid=suite_nodeid(suite, config.rootpath))
         items.extend(session.genitems(node))
     if state.options.golden_paths and not explicit_args:
@@ -210,8 +209,8 @@ def _clean_index(session: pytest.Session) -> None:
         raise pytest.UsageError("--chunkeval-clean cleans the index before an evaluation: add --chunkeval")
     from pytest_chunkeval.retrieval.index import IndexStore
 
-    store = IndexStore(state.options.db_uri, state.cache_dir() / "locks", storage=state.options.storage_options)
-    running = state.load_strategies()  # grid points' shared tables are recorded under their strategy's name
+    store = IndexStore(state.options.db_uri, state.head.cache_dir() / "locks", storage=state.options.storage_options)
+    running = state.catalog.load_strategies()  # grid points' shared tables are recorded under their strategy's name
     names = {*running, *(reg.strategy_name for reg in running.values())}
     for line in store.clean(names, state.options.rootdir).lines(store.shown_uri):
         state.write(line + "\n")
@@ -231,22 +230,22 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     for item in session.items:  # the comparisons that run form the family their p-values are adjusted across
         if isinstance(item, ComparisonItem):
             node = item.strategy_node
-            node.state.compare_item(node.suite, node.reg, node.mode)
+            node.state.judgements.compare_item(node.suite, node.reg, node.mode)
     if session.config.option.collectonly:
         return
     if any(isinstance(item, EvalItem) for item in session.items):
         state.check_model()
-    if state.compared and not is_worker(session.config):
+    if state.judgements.compared and not is_worker(session.config):
         _check_comparable(state)
 
 
 def _check_comparable(state: ChunkevalState) -> None:
-    """Refuse a base made unlike this run before any item runs (a worker's items say it instead: see base_suites).
+    """Refuse a base made unlike this run before any item runs (a worker's items say it instead: see BaseSide.suites).
     A base that cannot be evaluated at all is left to the comparison items, which report it in full."""
     from pytest_chunkeval.base_ref import BaseRefError
 
     try:
-        unchecked = state.check_comparable()
+        unchecked = state.base.check_comparable()
     except BaseRefError:
         return
     except ValueError as exc:
@@ -264,20 +263,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return NamedReport.from_item_and_call(item, call)
 
 
-class FailureLog:
-    """Every failed evaluation item, for the verdict and the annotations: a plugin object per session (the hook has
-    no config to find the session by). It listens to logged reports, not to made ones: under pytest-xdist the
-    controller, which writes the outputs, sees only the reports the workers send."""
-
-    def __init__(self, state: ChunkevalState) -> None:
-        self.state = state
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if isinstance(report, NamedReport) and report.failed:
-            first = next((ln for ln in str(report.longrepr).splitlines() if ln.strip()), "failed")
-            self.state.failed_items.append((report.nodeid, report.location[0], first))
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_report_from_serializable(config: pytest.Config, data: dict[str, Any]) -> pytest.TestReport | None:
     """pytest-xdist sends reports as data tagged with their class; rebuild ours (pytest knows only its own)."""
@@ -292,37 +277,29 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     state = _state(node.config)
     payload = getattr(node, "workeroutput", {}).get(PAYLOAD_KEY)
     if state is not None and payload:
-        state.add_worker_results(payload)
+        state.exchange.add(payload)
 
 
 @tolerant
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A worker sends its results to the controller, which writes the outputs once, from every worker's."""
     state = _state(session.config)
-    if state is None:
-        return
-    if is_worker(session.config):
-        payload = state.worker_results()  # the controller writes the outputs, once, from every worker's results
-        if payload is not None:
-            session.config.workeroutput[PAYLOAD_KEY] = payload  # type: ignore[attr-defined]
-        return
-    summary = state.summary(run_base=exitstatus != pytest.ExitCode.INTERRUPTED)
-    if summary is None:
-        return
-    from pytest_chunkeval.output.outputs import write_outputs
-    from pytest_chunkeval.output.report import build_report
-    from pytest_chunkeval.verdict import Failure, judge
+    if state is not None and is_worker(session.config):
+        _send_results(session.config, state)
+    elif state is not None:
+        _outputs(session.config).finish(session, exitstatus)
 
-    summary.verdict = judge(summary, [Failure(nodeid, first) for nodeid, _, first in state.failed_items],
-                            accept=_accept_command(session.config))
-    state.summary_value = summary  # the verdict is printed whatever happens to the files below
-    # Only a run that went through writes the report, Markdown, chart and accepted misses; an interrupted or broken
-    # one leaves the earlier report as it was and writes what it has beside it, marked incomplete.
-    complete = exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
-    state.report = build_report(summary, state.options.rootdir, complete=complete)
-    written = write_outputs(state.options, summary, state.report, complete, state.save_accepted)
-    state.frontier_text, state.write_errors = written.frontier_text, written.errors
-    if written.errors and session.exitstatus == pytest.ExitCode.OK:  # a lost report is no passing run
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+def _send_results(config: pytest.Config, state: ChunkevalState) -> None:
+    payload = state.exchange.payload()
+    if payload is not None:
+        config.workeroutput[PAYLOAD_KEY] = payload  # type: ignore[attr-defined]
+
+
+def _outputs(config: pytest.Config) -> SessionOutputs:
+    outputs = config.pluginmanager.getplugin(PLUGIN_NAME)
+    assert isinstance(outputs, SessionOutputs)
+    return outputs
 
 
 @tolerant
@@ -334,66 +311,5 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @tolerant
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
-    state = _state(config)
-    if state is None or state.summary_value is None:
-        return
-    from pytest_chunkeval.output.tables import summary_text
-
-    terminalreporter.section("chunkeval summary")
-    terminalreporter.write(summary_text(state.summary_value, width=shutil.get_terminal_size((160, 24)).columns))
-    if state.frontier_text:
-        terminalreporter.section("chunkeval frontier")
-        terminalreporter.write(state.frontier_text)
-    from pytest_chunkeval.output.files import report_lines
-
-    for line in report_lines(state.options.report, state.report, state.write_errors):
-        terminalreporter.write_line(line)
-    if state.options.step_summary and not os.environ.get("GITHUB_STEP_SUMMARY"):
-        terminalreporter.write_line("--chunkeval-step-summary: $GITHUB_STEP_SUMMARY is not set; nothing appended")
-    missed = state.unrecorded_misses()
-    if missed:
-        terminalreporter.write_line(
-            f"{missed} query items missed and are not recorded as accepted misses; if these misses are the baseline "
-            "to hold (a new suite, an intended change), record them with --chunkeval-accept-misses"
-        )
-    for record in state.accepted.values():
-        if state.options.accept_misses:
-            terminalreporter.write_line(f"accepted misses: {record.path}")
-    from pytest_chunkeval.output.misses import unheld_lines
-
-    for line in unheld_lines(state.unheld_misses(), state.options.rootdir, _accept_command(config)):
-        terminalreporter.write_line(line)
-    if state.options.annotations:
-        from pytest_chunkeval.output.annotations import annotation_lines
-
-        for line in annotation_lines(state.failed_items):
-            terminalreporter.write_line(line)
-
-
-def _accept_command(config: pytest.Config) -> str:
-    """This run's own command line with ``--chunkeval-accept-misses``: records misses for the same suites,
-    strategies and settings (``chunkeval run ...`` for an isolated run, as the user typed it)."""
-    args = list(config.invocation_params.args)
-    if project(config) is not None:
-        from pytest_chunkeval.isolation import user_args
-
-        return shlex.join(["chunkeval", "run", *_recording_args(user_args(args)), "--chunkeval-accept-misses"])
-    return shlex.join(["pytest", *_recording_args(args), "--chunkeval-accept-misses"])
-
-
-def _recording_args(args: list[str]) -> list[str]:
-    """``args`` without the options that shape only this run's comparison or outputs (the settings table marks
-    them; pytest's --junitxml too): recording misses needs none of them."""
-    dropped = {**output_only_flags(), "--junitxml": True}  # flag -> whether it takes a value
-    kept: list[str] = []
-    skip_value = False
-    for arg in args:
-        if skip_value:
-            skip_value = False
-            continue
-        name = arg.split("=", 1)[0]
-        if name in dropped:
-            skip_value = dropped[name] and "=" not in arg  # its value is the next argument
-            continue
-        kept.append(arg)
-    return kept
+    if _state(config) is not None:
+        _outputs(config).terminal_summary(terminalreporter)

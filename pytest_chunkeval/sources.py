@@ -163,9 +163,16 @@ def packaged() -> list[Registration]:
     from importlib.metadata import entry_points
 
     found = []
+    # Every dist.name / dist.version parses the package's METADATA file again: read once per package, since every
+    # pytest run (with --chunkeval or not) registers the packaged strategies as fixtures.
+    packages: dict[int, tuple[str, str]] = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         dist = getattr(ep, "dist", None)
-        provider = f"{dist.name} {dist.version}" if dist is not None else ""
+        if dist is not None and id(dist) not in packages:
+            meta = dist.metadata
+            packages[id(dist)] = (meta["Name"], meta["Version"])
+        name, version = packages[id(dist)] if dist is not None else ("", "")
+        provider = f"{name} {version}" if dist is not None else ""
         try:
             factory = ep.load()
             origin = _origin(factory) or ep.value
@@ -173,7 +180,7 @@ def packaged() -> list[Registration]:
             factory = _raising(f"entry point {ep.name} = {ep.value}" + (f" ({provider})" if provider else "")
                                + f" could not be loaded: {type(exc).__name__}: {exc}")
             origin = ep.value
-        ours = dist is not None and dist.name.replace("_", "-").lower() == THIS_PACKAGE
+        ours = dist is not None and name.replace("_", "-").lower() == THIS_PACKAGE
         found.append(Registration(ep.name, factory, origin, source="package", ref=ep.value, provider=provider,
                                   on_request=ours and ep.name in ON_REQUEST))
     return sorted(found, key=lambda r: (r.name, r.provider))

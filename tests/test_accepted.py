@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.accepted import FILE_NAME, HEADER, AcceptedMisses, settings_key
+from pytest_chunkeval.accepted import FILE_NAME, HEADER, AcceptedMisses, record_section
 
-HYBRID = settings_key("m", "hybrid", 10)
-VECTOR = settings_key("m", "vector", 10)
+HYBRID = record_section("m", "hybrid", 10)
+VECTOR = record_section("m", "vector", 10)
 
 
 def test_no_file_holds_nothing_and_a_recorded_run_without_misses_holds_every_query(tmp_path: Path) -> None:

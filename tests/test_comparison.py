@@ -149,7 +149,8 @@ def test_the_base_rank_of_a_miss_is_said_only_for_the_same_question(tmp_path) ->
 
     from pytest_chunkeval.corpus import Corpus
     from pytest_chunkeval.golden import GoldenSuite, Query
-    from pytest_chunkeval.session import ChunkevalState, Options
+    from pytest_chunkeval.options import Options
+    from pytest_chunkeval.session import ChunkevalState
 
     golden = tmp_path / "s.yaml"
     queries = [Query(q.id, q.text, q.relevant) for q in SPECS[:2]]
@@ -157,10 +158,10 @@ def test_the_base_rank_of_a_miss_is_said_only_for_the_same_question(tmp_path) ->
     head_suite = GoldenSuite(golden, Corpus(tmp_path, {}), queries, "s")
     state = ChunkevalState(Options(rootdir=tmp_path, golden_patterns=[], golden_paths=[], strategies_dir=Path("x"),
                                    base="main"))
-    state._base_suites = {"s.yaml": suite(SPECS[:2], result("ast", {"q0": 1.0, "q1": 1.0}, CHUNKS, hits={"q0": 3}))}
-    assert state.base_rank(head_suite, "ast", "q0") == "on base main: rank 3"
-    assert state.base_rank(head_suite, "ast", "q1") is None  # another question on base: no comparable rank
-    assert state.base_rank(head_suite, "other", "q0") is None
+    state.base._suites = {"s.yaml": suite(SPECS[:2], result("ast", {"q0": 1.0, "q1": 1.0}, CHUNKS, hits={"q0": 3}))}
+    assert state.base.rank(head_suite, "ast", "q0") == "on base main: rank 3"
+    assert state.base.rank(head_suite, "ast", "q1") is None  # another question on base: no comparable rank
+    assert state.base.rank(head_suite, "other", "q0") is None
 
 
 def test_the_gating_tests_of_every_changed_strategy_are_one_family() -> None:

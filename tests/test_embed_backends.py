@@ -14,7 +14,9 @@ import pytest
 from fake_model import FakeSentenceModel  # the same small named fake
 
 from pytest_chunkeval.fingerprint import index_fingerprint
-from pytest_chunkeval.retrieval.embed import Embedder, EmbeddingCache, check_device
+from pytest_chunkeval.retrieval.cache_store import EmbeddingCache
+from pytest_chunkeval.retrieval.devices import check_device
+from pytest_chunkeval.retrieval.embed import Embedder
 from pytest_chunkeval.retrieval.onnx_backend import OnnxUnavailable, export, missing_packages, pipeline
 
 

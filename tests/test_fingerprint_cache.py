@@ -14,7 +14,7 @@ from fake_model import fake_embedder
 from pytest_chunkeval.corpus import read_corpus
 from pytest_chunkeval.discovery import load_strategy_modules
 from pytest_chunkeval.fingerprint import index_fingerprint, strategy_fingerprint
-from pytest_chunkeval.retrieval.embed import EmbeddingCache
+from pytest_chunkeval.retrieval.cache_store import EmbeddingCache
 from pytest_chunkeval.retrieval.identifiers import split_identifier, split_words
 from pytest_chunkeval.strategy import registry
 

@@ -136,7 +136,7 @@ CORPUS = {
 
 def test_points_with_identical_chunks_share_one_table_and_embed_nothing_again(tmp_path: Path) -> None:
     from pytest_chunkeval.chunking.sizing import default_tokens
-    from pytest_chunkeval.evaluate import Evaluator, Settings
+    from pytest_chunkeval.evaluate import EvalConfig, Evaluator
     from pytest_chunkeval.golden import load_golden
     from pytest_chunkeval.retrieval.index import IndexStore
 
@@ -152,7 +152,7 @@ def test_points_with_identical_chunks_share_one_table_and_embed_nothing_again(tm
     suite = load_golden(suite_dir / "queries.yaml")
     embedder, fake = fake_embedder(tmp_path)
     embedder._tokens = default_tokens()  # the fake's folder has weights only: count with the bundled tokenizer
-    evaluator = Evaluator(Settings(retrieval="vector"), embedder, IndexStore(str(tmp_path / "db"), tmp_path / "locks"))
+    evaluator = Evaluator(EvalConfig(retrieval="vector"), embedder, IndexStore(str(tmp_path / "db"), tmp_path / "locks"))
     found = StrategySet({"fixed_size": Registration("fixed_size", fixed_size, "x.py:1")})
     grid = {"fixed_size": {"size": (30, 4000), "overlap": (0, 10)}}
     runs = {name: evaluator.run(suite, reg) for name, reg in found.select([], "", grid).items()}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from project_files import write_suite
 
-from pytest_chunkeval.accepted import FILE_NAME, AcceptedMisses, settings_key
+from pytest_chunkeval.accepted import FILE_NAME, AcceptedMisses, record_section
 from pytest_chunkeval.options import Options
 from pytest_chunkeval.session import ChunkevalState
 
@@ -25,45 +25,45 @@ def state(root: Path, **kw: object) -> ChunkevalState:
     options = Options(rootdir=root, golden_patterns=["golden/*/queries.yaml"], golden_paths=[],
                       strategies_dir=root / "strategies", **kw)
     s = ChunkevalState(options, write=lambda text: None)
-    s._model_id = "m"  # as an xdist controller knows it: no evaluator, no model needed
+    s.exchange.model_id = "m"  # as an xdist controller knows it: no evaluator, no model needed
     return s
 
 
 def test_only_misses_without_a_record_count_and_each_mode_reads_its_own_section(suite_dir: Path) -> None:
-    AcceptedMisses(suite_dir / FILE_NAME, {settings_key("m", "hybrid", 10): {"ast": ["q0"]}}, dirty=True).save()
+    AcceptedMisses(suite_dir / FILE_NAME, {record_section("m", "hybrid", 10): {"ast": ["q0"]}}, dirty=True).save()
     s = state(suite_dir.parent.parent, retrieval="hybrid,vector")
-    suite = s.suite(suite_dir / "queries.yaml")
-    s.record(suite, "ast", "q0", False, "hybrid")  # recorded under hybrid: accepted
-    s.record(suite, "ast", "q1", True, "hybrid")
-    s.record(suite, "ast", "q0", False, "vector")  # the same query under vector: no record holds that mode yet
-    s.record(suite, "ast", "q2", False)  # no mode: the run's first, whose record holds it: a new miss
+    suite = s.catalog.suite(suite_dir / "queries.yaml")
+    s.ledger.record(suite, "ast", "q0", False, "hybrid")  # recorded under hybrid: accepted
+    s.ledger.record(suite, "ast", "q1", True, "hybrid")
+    s.ledger.record(suite, "ast", "q0", False, "vector")  # the same query under vector: no record holds that mode yet
+    s.ledger.record(suite, "ast", "q2", False)  # no mode: the run's first, whose record holds it: a new miss
     assert s.unrecorded_misses() == 1
     assert s.unheld_misses() == {(suite_dir / "queries.yaml").resolve(): {"ast[vector]": ["q0"]}}
-    assert s.label("ast", "vector") == "ast[vector]"
+    assert s.catalog.label("ast", "vector") == "ast[vector]"
 
 
 def test_accepting_writes_each_modes_section_and_nothing_without_the_flag(suite_dir: Path) -> None:
     root = suite_dir.parent.parent
     plain = state(root, retrieval="hybrid,vector")
-    plain.record(plain.suite(suite_dir / "queries.yaml"), "ast", "q1", False, "vector")
+    plain.ledger.record(plain.catalog.suite(suite_dir / "queries.yaml"), "ast", "q1", False, "vector")
     assert plain.save_accepted() == [] and not (suite_dir / FILE_NAME).exists()
 
     s = state(root, retrieval="hybrid,vector", accept_misses=True)
-    suite = s.suite(suite_dir / "queries.yaml")
-    s.record(suite, "ast", "q1", False, "vector")
-    s.record(suite, "ast", "q2", False, "hybrid")
-    s.record(suite, "fixed_size", "q0", True, "hybrid")
+    suite = s.catalog.suite(suite_dir / "queries.yaml")
+    s.ledger.record(suite, "ast", "q1", False, "vector")
+    s.ledger.record(suite, "ast", "q2", False, "hybrid")
+    s.ledger.record(suite, "fixed_size", "q0", True, "hybrid")
     assert s.save_accepted() == [suite_dir / FILE_NAME]
     assert s.unrecorded_misses() == 0  # accepting: nothing fails as a miss
-    assert AcceptedMisses.load(suite_dir).data == {settings_key("m", "hybrid", 10): {"ast": ["q2"]},
-                                                  settings_key("m", "vector", 10): {"ast": ["q1"]}}
+    assert AcceptedMisses.load(suite_dir).data == {record_section("m", "hybrid", 10): {"ast": ["q2"]},
+                                                  record_section("m", "vector", 10): {"ast": ["q1"]}}
 
 
 def test_the_cache_folder_it_creates_ignores_itself_and_a_folder_that_was_there_is_left_alone(tmp_path: Path) -> None:
     """Another team's repository does not list .chunkeval in its .gitignore (this one does, which hid it): the
     tables, SQLite store and locks must not show up in ``git status`` or a ``git add -A``."""
     subprocess.run(["git", "init", "--quiet", str(tmp_path)], check=True)
-    cache = state(tmp_path, cache_dir=tmp_path / ".chunkeval").cache_dir()
+    cache = state(tmp_path, cache_dir=tmp_path / ".chunkeval").head.cache_dir()
     assert cache == tmp_path / ".chunkeval"
     (cache / "lancedb").mkdir()
     (cache / "cache.sqlite").write_bytes(b"")
@@ -71,5 +71,5 @@ def test_the_cache_folder_it_creates_ignores_itself_and_a_folder_that_was_there_
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path,
                             capture_output=True, text=True, check=True).stdout
     assert status.splitlines() == ["?? kept.py"]
-    state(tmp_path, cache_dir=tmp_path).cache_dir()  # a folder of the user's: no .gitignore written into it
+    state(tmp_path, cache_dir=tmp_path).head.cache_dir()  # a folder of the user's: no .gitignore written into it
     assert not (tmp_path / ".gitignore").exists()

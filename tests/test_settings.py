@@ -63,7 +63,7 @@ def _defaults(cls: type) -> dict[str, Any]:
                                                     "correction": "regression_correction"}),
     ("pytest_chunkeval.retrieval.embed:Embedder", {"name_or_path": "model", "device": "device",
                                                    "batch_size": "batch_size", "backend": "backend"}),
-    ("pytest_chunkeval.evaluate:Settings", {"k": "k", "retrieval": "retrieval", "chunk_timeout": "chunk_timeout"}),
+    ("pytest_chunkeval.evaluate:EvalConfig", {"k": "k", "retrieval": "retrieval", "chunk_timeout": "chunk_timeout"}),
     ("pytest_chunkeval.base_ref:BaseRequest", {"k": "k", "retrieval": "retrieval", "baseline": "baseline",
                                                "model": "model", "backend": "backend"}),
     ("pytest_chunkeval.output.report:Summary", {"correction": "regression_correction",

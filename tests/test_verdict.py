@@ -78,8 +78,8 @@ def test_every_renderer_says_the_verdict_first() -> None:
 
 
 def test_the_command_that_records_misses_keeps_what_selects_and_drops_what_compares_or_writes() -> None:
-    from pytest_chunkeval.plugin import _recording_args
+    from pytest_chunkeval.session_outputs import recording_args
 
     args = ["--chunkeval", "-m", "chunkeval", "--chunkeval-base", "main", "--chunkeval-markdown=pr.md", "-k", "ast",
             "--chunkeval-step-summary", "--junitxml=x.xml", "--chunkeval-golden=g/q.yaml"]
-    assert _recording_args(args) == ["--chunkeval", "-m", "chunkeval", "-k", "ast", "--chunkeval-golden=g/q.yaml"]
+    assert recording_args(args) == ["--chunkeval", "-m", "chunkeval", "-k", "ast", "--chunkeval-golden=g/q.yaml"]

@@ -43,7 +43,7 @@ class Table:
 # -- builders ----------------------------------------------------------------------------------------------------
 
 
-def _ci(summary: Summary, s: StrategyResult, mode: str, metric: str) -> str:
+def _ci(s: StrategyResult, mode: str, metric: str) -> str:
     iv = s.intervals.get(mode, {}).get(metric)
     return f"{iv.mean:.3f} [{iv.ci_low:.2f}–{iv.ci_high:.2f}]" if iv else f"{s.means[mode][metric]:.3f}"
 
@@ -104,7 +104,7 @@ def retrieval_table(summary: Summary, key: str) -> Table:
         lines = _line_cells(s, k)
         # A strategy whose own chunking failed on some files is partly measuring the fixed-window fallback.
         shown = f"{name} (fallback {len(s.fallbacks)}/{s.files} files)" if s.fallbacks else name
-        row = [shown, _ci(summary, s, FILE, nd), f"{m[FILE][rc]:.3f}", f"{m[FILE][mr]:.3f}"]
+        row = [shown, _ci(s, FILE, nd), f"{m[FILE][rc]:.3f}", f"{m[FILE][mr]:.3f}"]
         row += [f"{m[CHUNK][nd]:.3f}", f"{m[CHUNK][rc]:.3f}", f"{m[CHUNK][mr]:.3f}"] if chunk else []
         row += [lines[0], *(lines[1:] if budget else [])]
         row += [delta, str(s.misses), *([_gates_cell(s)] if summary.gated else [])]

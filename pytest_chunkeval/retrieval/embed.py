@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from pytest_chunkeval.chunking.sizing import ModelTokens, model_tokens, read_window
-from pytest_chunkeval.retrieval.cache_store import CacheWarning, EmbeddingCache, WarnFn  # noqa: F401  (their home was here)
+from pytest_chunkeval.retrieval.cache_store import EmbeddingCache
+from pytest_chunkeval.retrieval.devices import DEFAULT_BATCH_SIZE
 from pytest_chunkeval.retrieval.heap import release_heap
 from pytest_chunkeval.retrieval.model_files import DEFAULT_MAX_TOKENS, resolve_model, sha256_file, verify_pinned
 
@@ -32,23 +33,12 @@ ProgressFn = Callable[[int], None]
 ProgressStart = Callable[[int, int], ProgressFn]
 #: Embeds batches of texts, yielding (batch index, vectors) in any order: this process, or a Ray actor pool.
 BatchRunner = Callable[[list[list[str]]], Iterable[tuple[int, np.ndarray]]]
-#: Embedding backends, the default first.
-BACKENDS = ("torch", "onnx", "onnx-int8")
-#: Devices offered (``cuda:N`` picks one GPU). No "auto": the device is part of the cache key, so it is chosen.
-DEVICES = ("cpu", "cuda", "mps")
-DEFAULT_BATCH_SIZE = 32
 #: Texts per window of :meth:`Embedder.stream`: the unit held in memory at once (texts, vectors, table rows). Large
 #: enough that the bundled suites are one window (so their batches, hence their vectors, are what one sort of the
 #: whole corpus gives) and padding stays small; small enough that 4,096 vectors of 384 floats are 6 MB.
 STREAM_WINDOW = 4096
 # Loaded models by (source, device, backend): loading costs seconds, and one process may run several sessions.
 _LOADED: dict[tuple[str, str, str], object] = {}
-
-
-def check_device(device: str) -> bool:
-    """Whether ``device`` is one this plugin offers: ``cpu``, ``cuda``, ``cuda:N`` or ``mps``."""
-    kind, _, index = device.partition(":")
-    return kind in DEVICES and (not index or (kind == "cuda" and index.isdigit()))
 
 
 def text_key(text: str) -> str:

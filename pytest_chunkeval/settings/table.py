@@ -13,7 +13,7 @@ from typing import Any
 
 from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
 from pytest_chunkeval.grid import parse_grid
-from pytest_chunkeval.retrieval.embed import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
+from pytest_chunkeval.retrieval.devices import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
 from pytest_chunkeval.retrieval.storage import StorageOptions, parse_storage_options
 from pytest_chunkeval.scoring.family import CORRECTIONS
 from pytest_chunkeval.settings.setting import (

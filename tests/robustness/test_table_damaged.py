@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_chunkeval.retrieval.embed import CacheWarning
+from pytest_chunkeval.retrieval.cache_store import CacheWarning
 from pytest_chunkeval.retrieval.index import IndexStore
 from pytest_chunkeval.retrieval.table_rows import Row
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_chunkeval.retrieval.embed import CacheWarning, Embedder, EmbeddingCache, text_key
+from pytest_chunkeval.retrieval.cache_store import CacheWarning, EmbeddingCache
+from pytest_chunkeval.retrieval.embed import Embedder, text_key
 
 DIM = 8
 

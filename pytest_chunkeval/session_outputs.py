@@ -1,0 +1,139 @@
+"""What a finished ``pytest --chunkeval`` run shows and writes, owned by one object registered as a plugin (as
+pytest's junitxml owns its XML file): the failed evaluation items it heard, the verdict, the report, every output
+file and the terminal summary. plugin.py's end-of-run hooks are one line each into it."""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import pytest
+
+from pytest_chunkeval.options import output_only_flags, project
+
+if TYPE_CHECKING:
+    from pytest_chunkeval.output.report import Summary
+    from pytest_chunkeval.session import ChunkevalState
+
+#: Registered under this name (``config.pluginmanager.getplugin``).
+PLUGIN_NAME = "chunkeval-outputs"
+
+
+class FailedItem(NamedTuple):
+    """A failed evaluation item, for the verdict and the annotations."""
+
+    nodeid: str
+    path: str  # its golden file, as pytest locates it
+    first_line: str  # of its failure message
+
+
+class SessionOutputs:
+    """The outputs of one session. It listens to logged reports, not to made ones: under pytest-xdist the
+    controller, which writes the outputs, sees only the reports the workers send."""
+
+    def __init__(self, config: pytest.Config, state: ChunkevalState, report_type: type[pytest.TestReport]) -> None:
+        self.config = config
+        self.state = state
+        self.report_type = report_type  # the evaluation items' reports (items.NamedReport)
+        self.failed_items: list[FailedItem] = []
+        self.summary: Summary | None = None  # the finished run's, with its verdict
+        self.report: dict[str, Any] | None = None  # the JSON report as written
+        self.frontier_text = ""  # --chunkeval-frontier: the frontier of the finished run, printed after the summary
+        self.write_errors: list[str] = []  # one line per output file that could not be written
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if isinstance(report, self.report_type) and report.failed:
+            first = next((ln for ln in str(report.longrepr).splitlines() if ln.strip()), "failed")
+            self.failed_items.append(FailedItem(report.nodeid, report.location[0], first))
+
+    def finish(self, session: pytest.Session, exitstatus: int) -> None:
+        """Judge the verdict and write every output the options ask for (the xdist controller's, or a serial
+        run's). A lost output file fails a run that passed."""
+        from pytest_chunkeval.output.outputs import write_outputs
+        from pytest_chunkeval.output.report import build_report
+        from pytest_chunkeval.verdict import Failure, judge
+
+        state = self.state
+        summary = state.summary(run_base=exitstatus != pytest.ExitCode.INTERRUPTED)
+        if summary is None:
+            return
+        summary.verdict = judge(summary, [Failure(item.nodeid, item.first_line) for item in self.failed_items],
+                                accept=self.accept_command())
+        self.summary = summary  # the verdict is printed whatever happens to the files below
+        # Only a run that went through writes the report, Markdown, chart and accepted misses; an interrupted or
+        # broken one leaves the earlier report as it was and writes what it has beside it, marked incomplete.
+        complete = exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+        self.report = build_report(summary, state.options.rootdir, complete=complete)
+        written = write_outputs(state.options, summary, self.report, complete, state.save_accepted)
+        self.frontier_text, self.write_errors = written.frontier_text, written.errors
+        if written.errors and session.exitstatus == pytest.ExitCode.OK:  # a lost report is no passing run
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def terminal_summary(self, terminal: pytest.TerminalReporter) -> None:
+        """The summary table, the frontier, where the files went, and what to do about misses."""
+        if self.summary is None:
+            return
+        from pytest_chunkeval.output.files import report_lines
+        from pytest_chunkeval.output.tables import summary_text
+
+        o = self.state.options
+        terminal.section("chunkeval summary")
+        terminal.write(summary_text(self.summary, width=shutil.get_terminal_size((160, 24)).columns))
+        if self.frontier_text:
+            terminal.section("chunkeval frontier")
+            terminal.write(self.frontier_text)
+        for line in report_lines(o.report, self.report, self.write_errors):
+            terminal.write_line(line)
+        if o.step_summary and not os.environ.get("GITHUB_STEP_SUMMARY"):
+            terminal.write_line("--chunkeval-step-summary: $GITHUB_STEP_SUMMARY is not set; nothing appended")
+        self._miss_lines(terminal)
+        if o.annotations:
+            from pytest_chunkeval.output.annotations import annotation_lines
+
+            for line in annotation_lines(self.failed_items):
+                terminal.write_line(line)
+
+    def _miss_lines(self, terminal: pytest.TerminalReporter) -> None:
+        from pytest_chunkeval.output.misses import unheld_lines
+
+        state = self.state
+        missed = state.unrecorded_misses()
+        if missed:
+            terminal.write_line(
+                f"{missed} query items missed and are not recorded as accepted misses; if these misses are the "
+                "baseline to hold (a new suite, an intended change), record them with --chunkeval-accept-misses"
+            )
+        for record in state.ledger.records.values():
+            if state.options.accept_misses:
+                terminal.write_line(f"accepted misses: {record.path}")
+        for line in unheld_lines(state.unheld_misses(), state.options.rootdir, self.accept_command()):
+            terminal.write_line(line)
+
+    def accept_command(self) -> str:
+        """This run's own command line with ``--chunkeval-accept-misses``: records misses for the same suites,
+        strategies and settings (``chunkeval run ...`` for an isolated run, as the user typed it)."""
+        args = list(self.config.invocation_params.args)
+        if project(self.config) is not None:
+            from pytest_chunkeval.isolation import user_args
+
+            return shlex.join(["chunkeval", "run", *recording_args(user_args(args)), "--chunkeval-accept-misses"])
+        return shlex.join(["pytest", *recording_args(args), "--chunkeval-accept-misses"])
+
+
+def recording_args(args: list[str]) -> list[str]:
+    """``args`` without the options that shape only this run's comparison or outputs (the settings table marks
+    them; pytest's --junitxml too): recording misses needs none of them."""
+    dropped = {**output_only_flags(), "--junitxml": True}  # flag -> whether it takes a value
+    kept: list[str] = []
+    skip_value = False
+    for arg in args:
+        if skip_value:
+            skip_value = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in dropped:
+            skip_value = dropped[name] and "=" not in arg  # its value is the next argument
+            continue
+        kept.append(arg)
+    return kept
