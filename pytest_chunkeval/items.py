@@ -10,7 +10,7 @@ first model's too), and evaluates with that model's state (:meth:`ChunkevalState
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 
@@ -19,6 +19,7 @@ from pytest_chunkeval.grid import keyword
 from pytest_chunkeval.output.escape import log_text
 from pytest_chunkeval.strategy import Registration
 from pytest_chunkeval.tolerated import MARK_ARGS, dependency_warnings
+from pytest_chunkeval.verdict import FailureKind
 from pytest_chunkeval.vocabulary import RECALL, metric_key
 
 if TYPE_CHECKING:
@@ -109,8 +110,20 @@ class StrategyNode(pytest.Collector):
                 yield GateItem.from_parent(self, name=f"gate[{gate}]", gate=gate)
 
 
-class ReportedFailure(AssertionError):
+class KindedFailure(AssertionError):
+    """A failure that says its own kind for the verdict, whichever item raised it (None: the item's kind)."""
+
+    kind: ClassVar[FailureKind | None] = None
+
+
+class ReportedFailure(KindedFailure):
     """A failure whose message is the whole report: measured values, thresholds, examples."""
+
+
+class BuildFailure(ReportedFailure):
+    """A strategy that failed to build, met by whichever of its items asked first: a build failure, not the item's."""
+
+    kind = "build"
 
 
 def build_error(reg: Registration, exc: BaseException) -> str:
@@ -124,11 +137,23 @@ def build_error(reg: Registration, exc: BaseException) -> str:
 
 
 class NamedReport(pytest.TestReport):
-    """A report whose failure header is the item's own id (``golden/avap/queries.yaml::fixed_size::q``).
+    """A report whose failure header is the item's own id (``golden/avap/queries.yaml::fixed_size::q``), and which
+    carries its failure's kind for the verdict (``failure_kind``).
 
     pytest heads a failure with the location's "domain", and rewrites dots in a domain as "::" when it prints
     locations, which would mangle ``queries.yaml``; so the domain stays empty and only the header is named here.
+    ``failure_kind`` is an instance attribute, so pytest's report serialization (its ``__dict__``) carries it from an
+    xdist worker and ``TestReport.__init__`` (its ``**extra``) sets it again on the controller.
     """
+
+    failure_kind: FailureKind
+
+    @classmethod
+    def of(cls, item: EvalItem, call: pytest.CallInfo[None]) -> NamedReport:
+        report = cls.from_item_and_call(item, call)
+        assert isinstance(report, NamedReport)
+        report.failure_kind = item.failure_kind(call.excinfo)
+        return report
 
     @property
     def head_line(self) -> str | None:
@@ -136,6 +161,15 @@ class NamedReport(pytest.TestReport):
 
 
 class EvalItem(pytest.Item):
+    kind: FailureKind = "other"  # what this item's failures are, unless the failure says (KindedFailure)
+
+    def failure_kind(self, excinfo: pytest.ExceptionInfo[BaseException] | None) -> FailureKind:
+        """The kind of this item's failure, for the verdict: the exception's own where it names one (a strategy that
+        failed to build, a miss), else the item's."""
+        if excinfo is not None and isinstance(excinfo.value, KindedFailure) and excinfo.value.kind is not None:
+            return excinfo.value.kind
+        return self.kind
+
     @property
     def strategy_node(self) -> StrategyNode:
         assert isinstance(self.parent, StrategyNode)
@@ -164,7 +198,7 @@ class EvalItem(pytest.Item):
             for mode in state.options.retrieval_modes:
                 state.failed_evaluations[(key[0], key[1], mode)] = self.nodeid
                 state.evaluator().fail(node.suite, node.reg.name, mode, str(exc))
-            raise ReportedFailure(f"{node.reg.name} failed to build: {exc}") from None
+            raise BuildFailure(f"{node.reg.name} failed to build: {exc}") from None
         except Exception:
             state.failed_evaluations[key] = self.nodeid
             raise
@@ -195,6 +229,8 @@ class BuildFailedItem(EvalItem):
     """The one item of a strategy that cannot be built on this suite: it fails with the reason, and the summary,
     the report and the comparison with a base show the strategy as failed instead of leaving it out."""
 
+    kind = "build"
+
     def __init__(self, *, message: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.message = message
@@ -204,15 +240,15 @@ class BuildFailedItem(EvalItem):
         node = self.strategy_node
         for mode in state.options.retrieval_modes:
             state.evaluator().fail(node.suite, node.reg.name, mode, self.message)
-        raise ReportedFailure(f"{node.reg.name} failed to build: {self.message}")
+        raise BuildFailure(f"{node.reg.name} failed to build: {self.message}")
 
 
-class QueryMiss(AssertionError):
-    pass
+class QueryMiss(KindedFailure):
+    kind = "miss"
 
 
-class QueryFixed(AssertionError):
-    pass
+class QueryFixed(KindedFailure):
+    kind = "fixed"
 
 
 def describe_outcome(outcome: QueryOutcome, k: int) -> list[str]:
@@ -296,6 +332,7 @@ class QualityItem(EvalItem):
     def __init__(self, *, check: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.check = check
+        self.kind = "fallback" if check == "fallback" else "quality"
 
     def runtest(self) -> None:
         run = self.evaluation()
@@ -357,6 +394,8 @@ def _timed_out(fallbacks: list[str]) -> str:
 class GateItem(EvalItem):
     """One acceptance gate of a candidate strategy against the baseline on this suite."""
 
+    kind = "gate"
+
     def __init__(self, *, gate: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.gate = gate
@@ -402,6 +441,13 @@ class GateItem(EvalItem):
 
 class ComparisonItem(EvalItem):
     """This strategy on this suite against the same strategy on the base (a git ref, or a stored report)."""
+
+    kind = "comparison"
+
+    def failure_kind(self, excinfo: pytest.ExceptionInfo[BaseException] | None) -> FailureKind:
+        # Whatever failed it (a build too), the verdict says it through the comparison's own numbers, or as a
+        # comparison that could not be made.
+        return self.kind
 
     def runtest(self) -> None:
         from pytest_chunkeval.base_ref import BaseRefError

@@ -261,7 +261,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     """Evaluation items get reports whose failure header is the item's id, not pytest's "test session"."""
     if not isinstance(item, EvalItem):
         return None
-    return NamedReport.from_item_and_call(item, call)
+    return NamedReport.of(item, call)
 
 
 class FailureLog:
@@ -275,7 +275,7 @@ class FailureLog:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if isinstance(report, NamedReport) and report.failed:
             first = next((ln for ln in str(report.longrepr).splitlines() if ln.strip()), "failed")
-            self.state.failed_items.append((report.nodeid, report.location[0], first))
+            self.state.failed_items.append((report.nodeid, report.location[0], first, report.failure_kind))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -312,7 +312,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from pytest_chunkeval.output.report import build_report
     from pytest_chunkeval.verdict import Failure, judge
 
-    summary.verdict = judge(summary, [Failure(nodeid, first) for nodeid, _, first in state.failed_items],
+    summary.verdict = judge(summary, [Failure(nodeid, kind, first) for nodeid, _, first, kind in state.failed_items],
                             accept=_accept_command(session.config))
     state.summary_value = summary  # the verdict is printed whatever happens to the files below
     # Only a run that went through writes the report, Markdown, chart and accepted misses; an interrupted or broken
@@ -366,7 +366,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     if state.options.annotations:
         from pytest_chunkeval.output.annotations import annotation_lines
 
-        for line in annotation_lines(state.failed_items):
+        for line in annotation_lines([failed[:3] for failed in state.failed_items]):
             terminalreporter.write_line(line)
 
 

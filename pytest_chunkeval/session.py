@@ -20,6 +20,7 @@ from pytest_chunkeval.strategy import Registration
 
 if TYPE_CHECKING:
     from pytest_chunkeval.sources import StrategySet
+    from pytest_chunkeval.verdict import FailureKind
 
 #: The first file of a cache folder this plugin creates, as pytest's own ``.pytest_cache`` has: the folder ignores
 #: itself, so a repository whose ``.gitignore`` does not list it (another team's, after ``pip install``) never commits
@@ -106,7 +107,8 @@ class ChunkevalState:
     _comparable: tuple[str, list[str]] | None = None  # (refusal message or "", fields the base does not record)
     failed_evaluations: dict[tuple[Path, str, str], str] = field(default_factory=dict)  # -> item that reported it
     _base_failure_item: str | None = None  # the item that reported a failed base evaluation in full
-    failed_items: list[tuple[str, str, str]] = field(default_factory=list)  # (nodeid, golden file, first line)
+    # (nodeid, golden file, first line, kind) of every failed evaluation item
+    failed_items: list[tuple[str, str, str, FailureKind]] = field(default_factory=list)
     _discovered: list[Path] | None = None
     _workers: list[Any] | None = None  # distributed.WorkerResults received by an xdist controller
     _model_id: str | None = None  # the workers' model, on an xdist controller (it runs no evaluator)

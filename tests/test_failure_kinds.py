@@ -1,0 +1,76 @@
+"""A failed item's kind is data its item states and its report carries (through pytest-xdist too), not something the
+verdict reads off the item's id or message: a renamed item is still judged for what it checks."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
+
+pytestmark = pytest.mark.slow
+
+# A strategy that breaks its declarations (lossless, max_chunk_size) and falls back on one file; and a hook that
+# renames every quality item (as an edit of items.py would) so that neither its id nor its message says "quality" or "fallback" any more.
+CONFTEST = """
+    from pytest_chunkeval import FixedSizeChunker, Strategy, strategy
+
+    class Lossy(Strategy):
+        name = "lossy"
+        max_chunk_size = 60  # promised, and broken: it cuts 200-character windows
+
+        def chunk(self, path, text):
+            if path == "orders.py":
+                raise RuntimeError("cannot parse this one")
+            keep = text.rstrip("\\n").rsplit("\\n", 1)[0] + "\\n"  # and it drops each file's last line
+            return FixedSizeChunker(200, 0, name="lossy").chunk(path, keep)
+
+    @strategy
+    def lossy():
+        return Lossy()
+
+    # As if items.py named its quality items "check[...]": the id is the item's everywhere (selection, reports).
+    from pytest_chunkeval import items
+
+    _made = items.QualityItem.from_parent.__func__
+
+    def _renamed(cls, parent, *, name, **kw):
+        return _made(cls, parent, name=name.replace("quality[", "check["), **kw)
+
+    items.QualityItem.from_parent = classmethod(_renamed)
+"""
+
+SUITE = "golden/shop/queries.yaml"
+EXPECTED = [
+    ("strategies whose own chunking fell back to fixed windows", [f"{SUITE}::lossy::check[fallback]"]),
+    ("strategies that break their own declarations",
+     [f"{SUITE}::lossy::check[lossless]", f"{SUITE}::lossy::check[size-limit]"]),
+]
+
+
+def reasons(report_path: Path) -> list[tuple[str, list[str]]]:
+    """(title, the failed items' ids, sorted) of each reason of the report's verdict, in the verdict's order."""
+    verdict = json.loads(report_path.read_text())["verdict"]
+    return [(r["title"], sorted(line.split(": ", 1)[0] for line in r["lines"])) for r in verdict["reasons"]]
+
+
+def test_a_renamed_item_keeps_its_kind(project: pytest.Pytester) -> None:  # noqa: F811
+    project.makeconftest(CONFTEST)
+    result = run(project, "-v", "-k", "lossy and check", "--chunkeval-strategies=lossy")
+    result.assert_outcomes(failed=3, skipped=1)  # the fallback, lossless and size-limit checks; no window promise
+    result.stdout.fnmatch_lines([f"*{SUITE}::lossy::check[[]lossless[]] FAILED*"])
+    assert "other failures" not in result.stdout.str()
+    assert reasons(project.path / ".chunkeval" / "chunkeval-report.json") == EXPECTED
+
+
+def test_under_xdist_the_kinds_travel_with_the_reports(project: pytest.Pytester) -> None:  # noqa: F811
+    pytest.importorskip("xdist")
+    project.makeconftest(CONFTEST)
+    # In a subprocess: xdist's workers are processes anyway, and the controller must not be this test session. The
+    # controller judges the verdict from the reports the workers send it, so the kinds must come with them.
+    result = project.runpytest_subprocess("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress", "-n", "2",
+                                          "-k", "lossy and check", "--chunkeval-strategies=lossy")
+    result.assert_outcomes(failed=3, skipped=1)
+    result.stdout.fnmatch_lines(["*VERDICT: FAIL*"])
+    assert "other failures" not in result.stdout.str()
+    assert reasons(project.path / ".chunkeval" / "chunkeval-report.json") == EXPECTED
