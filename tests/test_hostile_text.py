@@ -11,10 +11,10 @@ from pathlib import Path
 from test_renderers import CHUNKS, KEY, _comparison, _suite, _summary
 
 from pytest_chunkeval.github.comment import build_body
-from pytest_chunkeval.items import describe_outcome
 from pytest_chunkeval.output.annotations import annotation_lines
 from pytest_chunkeval.output.escape import command_data, command_property, log_text, md_code, md_text
 from pytest_chunkeval.output.markdown import document
+from pytest_chunkeval.output.messages import describe_outcome
 from pytest_chunkeval.output.report import Summary
 from pytest_chunkeval.output.tables import summary_text
 from pytest_chunkeval.results import ChunkSpan, QuerySpec, RankedChunk
