@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from _pytest.reports import pytest_report_to_serializable  # pytest's own hook, as a worker calls it
 from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
 
-pytestmark = pytest.mark.slow
+from pytest_chunkeval.items import NamedReport
+from pytest_chunkeval.plugin import pytest_report_from_serializable
 
 # A strategy that breaks its declarations (lossless, max_chunk_size) and falls back on one file; and a hook that
 # renames every quality item (as an edit of items.py would) so that neither its id nor its message says "quality" or "fallback" any more.
@@ -54,6 +56,7 @@ def reasons(report_path: Path) -> list[tuple[str, list[str]]]:
     return [(r["title"], sorted(line.split(": ", 1)[0] for line in r["lines"])) for r in verdict["reasons"]]
 
 
+@pytest.mark.slow
 def test_a_renamed_item_keeps_its_kind(project: pytest.Pytester) -> None:  # noqa: F811
     project.makeconftest(CONFTEST)
     result = run(project, "-v", "-k", "lossy and check", "--chunkeval-strategies=lossy")
@@ -63,6 +66,7 @@ def test_a_renamed_item_keeps_its_kind(project: pytest.Pytester) -> None:  # noq
     assert reasons(project.path / ".chunkeval" / "chunkeval-report.json") == EXPECTED
 
 
+@pytest.mark.slow
 def test_under_xdist_the_kinds_travel_with_the_reports(project: pytest.Pytester) -> None:  # noqa: F811
     pytest.importorskip("xdist")
     project.makeconftest(CONFTEST)
@@ -74,3 +78,16 @@ def test_under_xdist_the_kinds_travel_with_the_reports(project: pytest.Pytester)
     result.stdout.fnmatch_lines(["*VERDICT: FAIL*"])
     assert "other failures" not in result.stdout.str()
     assert reasons(project.path / ".chunkeval" / "chunkeval-report.json") == EXPECTED
+
+
+def test_the_kind_survives_the_reports_serialization() -> None:
+    """What pytest-xdist does to a report between a worker and the controller: pytest's own serialization (the
+    report's ``__dict__``), then the plugin's rebuild of its report class."""
+    report = NamedReport(f"{SUITE}::lossy::check[lossless]", (SUITE, None, ""), {}, "failed", "lossy claims ...",
+                         "call")
+    report.failure_kind = "quality"
+    data = pytest_report_to_serializable(report)
+    assert data is not None and data["$report_type"] == "NamedReport"
+    data = json.loads(json.dumps(data))  # as it crosses the process boundary: plain data
+    again = pytest_report_from_serializable(None, data)  # type: ignore[arg-type]  # config is not read
+    assert isinstance(again, NamedReport) and again.failure_kind == "quality" and again.head_line == report.nodeid
