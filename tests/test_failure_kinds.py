@@ -32,14 +32,17 @@ CONFTEST = """
         return Lossy()
 
     # As if items.py named its quality items "check[...]": the id is the item's everywhere (selection, reports).
+    # Undone when the run ends: an in-process run shares the package's modules with the session running this test.
     from pytest_chunkeval import items
 
-    _made = items.QualityItem.from_parent.__func__
-
     def _renamed(cls, parent, *, name, **kw):
-        return _made(cls, parent, name=name.replace("quality[", "check["), **kw)
+        return super(items.QualityItem, cls).from_parent(parent, name=name.replace("quality[", "check["), **kw)
 
-    items.QualityItem.from_parent = classmethod(_renamed)
+    def pytest_configure(config):
+        items.QualityItem.from_parent = classmethod(_renamed)
+
+    def pytest_unconfigure(config):
+        del items.QualityItem.from_parent
 """
 
 SUITE = "golden/shop/queries.yaml"
