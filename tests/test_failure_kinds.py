@@ -5,12 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import lancedb  # noqa: F401
 import pytest
+import sentence_transformers  # noqa: F401
 from _pytest.reports import pytest_report_to_serializable  # pytest's own hook, as a worker calls it
-from test_plugin import project, run  # noqa: F401  (the fixture is used by name)
+from project_files import SHOP_CORPUS, name_suites, write_suite
 
 from pytest_chunkeval.items import NamedReport
 from pytest_chunkeval.plugin import pytest_report_from_serializable
+
+# In-process pytester runs restore sys.modules afterwards; LanceDB's native module panics when imported twice and
+# torch is slow to re-import, so both are imported above, outside the inner runs, and stay loaded.
 
 # A strategy that breaks its declarations (lossless, max_chunk_size) and falls back on one file; and a hook that
 # renames every quality item (as an edit of items.py would) so that neither its id nor its message says "quality" or "fallback" any more.
@@ -45,7 +50,17 @@ CONFTEST = """
         del items.QualityItem.from_parent
 """
 
+GOLDEN = """
+    corpus: corpus
+    queries:
+      - id: password-hash
+        query: How are user passwords hashed with a salt?
+        relevant:
+          - path: auth.py
+"""
 SUITE = "golden/shop/queries.yaml"
+ARGS = ("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress", "-k", "lossy and check",
+        "--chunkeval-strategies=lossy")
 EXPECTED = [
     ("strategies whose own chunking fell back to fixed windows", [f"{SUITE}::lossy::check[fallback]"]),
     ("strategies that break their own declarations",
@@ -59,28 +74,34 @@ def reasons(report_path: Path) -> list[tuple[str, list[str]]]:
     return [(r["title"], sorted(line.split(": ", 1)[0] for line in r["lines"])) for r in verdict["reasons"]]
 
 
+@pytest.fixture
+def lossy_project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """The shop with the lossy strategy and the renamed quality items."""
+    name_suites(pytester)
+    write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, GOLDEN)
+    pytester.makeconftest(CONFTEST)
+    return pytester
+
+
 @pytest.mark.slow
-def test_a_renamed_item_keeps_its_kind(project: pytest.Pytester) -> None:  # noqa: F811
-    project.makeconftest(CONFTEST)
-    result = run(project, "-v", "-k", "lossy and check", "--chunkeval-strategies=lossy")
+def test_a_renamed_item_keeps_its_kind(lossy_project: pytest.Pytester) -> None:
+    result = lossy_project.runpytest(*ARGS, "-v")
     result.assert_outcomes(failed=3, skipped=1)  # the fallback, lossless and size-limit checks; no window promise
     result.stdout.fnmatch_lines([f"*{SUITE}::lossy::check[[]lossless[]] FAILED*"])
     assert "other failures" not in result.stdout.str()
-    assert reasons(project.path / ".chunkeval" / "chunkeval-report.json") == EXPECTED
+    assert reasons(lossy_project.path / ".chunkeval" / "chunkeval-report.json") == EXPECTED
 
 
 @pytest.mark.slow
-def test_under_xdist_the_kinds_travel_with_the_reports(project: pytest.Pytester) -> None:  # noqa: F811
+def test_under_xdist_the_kinds_travel_with_the_reports(lossy_project: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
-    project.makeconftest(CONFTEST)
     # In a subprocess: xdist's workers are processes anyway, and the controller must not be this test session. The
     # controller judges the verdict from the reports the workers send it, so the kinds must come with them.
-    result = project.runpytest_subprocess("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress", "-n", "2",
-                                          "-k", "lossy and check", "--chunkeval-strategies=lossy")
+    result = lossy_project.runpytest_subprocess(*ARGS, "-n", "2")
     result.assert_outcomes(failed=3, skipped=1)
     result.stdout.fnmatch_lines(["*VERDICT: FAIL*"])
     assert "other failures" not in result.stdout.str()
-    assert reasons(project.path / ".chunkeval" / "chunkeval-report.json") == EXPECTED
+    assert reasons(lossy_project.path / ".chunkeval" / "chunkeval-report.json") == EXPECTED
 
 
 def test_the_kind_survives_the_reports_serialization() -> None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_renderers import _comparison
 
 from pytest_chunkeval.chunking.boundary import LIMIT_SETTING
 from pytest_chunkeval.golden import Query
 from pytest_chunkeval.items import QUALITY, QUALITY_CHECKS, ReportedFailure
 from pytest_chunkeval.output import messages
-from pytest_chunkeval.results import RankedChunk
+from pytest_chunkeval.results import ChunkSpan, RankedChunk
 from pytest_chunkeval.run_cache import BuildFacts
+from pytest_chunkeval.scoring.comparison import MetricDelta, QueryChange, StrategyComparison
 from pytest_chunkeval.scoring.outcomes import QueryOutcome
 from pytest_chunkeval.scoring.quality import QualityReport
 from pytest_chunkeval.vocabulary import Relevant
@@ -127,20 +127,34 @@ def test_a_failed_gate_lists_the_queries_that_fell_most_on_its_metric() -> None:
         "ast fails gate index-size against file_level[vector]: index bytes 9 vs baseline 3")
 
 
+def comparison(lost: int) -> StrategyComparison:
+    """ast worse on head: NDCG fell significantly, ``lost`` queries lost, one file re-chunked, two new warnings."""
+    fell = MetricDelta("file", "ndcg@10", 0.9, 0.7, -0.3, -0.1, 0.01, regressed=True, gating=True, fell=True,
+                       p_adjusted=0.02)
+    change = QueryChange("q2", "where is\nq2", (Relevant("a.py", (1, 5), 1), Relevant("b.py", None, 1)), 1, None,
+                         (ChunkSpan("a.py#0", "a.py", 1, 2, "block"),), ())
+    return StrategyComparison("golden/s/queries.yaml", "ast", "changed", paired=12, deltas=[fell], base_size=1000,
+                              head_size=1300, base_chunks=2, head_chunks=3, size_regressed=True, lost=[change] * lost,
+                              files_rechunked=["a.py"], new_warnings=["a.py:3: odd", "b.py:1: worse"])
+
+
 def test_a_failed_comparison_says_its_rule_its_problems_and_what_was_lost() -> None:
-    cmp = _comparison().strategies["ast"]
+    cmp = comparison(lost=1)
     text = messages.comparison_failure(cmp, against="base main", k=10, tolerance=0.02, alpha=0.05, correction="holm",
                                        family_size=2, size_increase=0.1)
-    lines = text.splitlines()
-    assert lines[0] == ("ast got worse than on base main (2 paired queries; a fall of file-mode NDCG or R counts past "
-                        "0.02 with a paired p below 0.05 after holm adjustment across the run's 2 gating tests; index "
-                        "growth of 10% fails):")
-    assert lines[1:] == [*(f"  {p}" for p in cmp.problems()),
-                         "lost queries (a relevant chunk in the top 10 on base, none on head):",
-                         "  q2: rank 1 -> none — where is q2",
-                         lines[-2],  # the relevant spans and chunks, as test_renderers' hand-made query has them
-                         "chunk boundaries moved in 1 files (2 -> 3 chunks)"]
-    assert lines[-2].startswith("    relevant ") and "; chunks there on base: " in lines[-2]
-    unadjusted = messages.comparison_failure(cmp, against="report.json", k=10, tolerance=0.02, alpha=None,
-                                             correction="holm", family_size=2, size_increase=0.1)
-    assert "counts past 0.02 with no significance required; index growth" in unadjusted.splitlines()[0]
+    assert text.splitlines() == [
+        "ast got worse than on base main (12 paired queries; a fall of file-mode NDCG or R counts past 0.02 with a "
+        "paired p below 0.05 after holm adjustment across the run's 2 gating tests; index growth of 10% fails):",
+        *(f"  {p}" for p in cmp.problems()),
+        "lost queries (a relevant chunk in the top 10 on base, none on head):",
+        "  q2: rank 1 -> none — where is\\nq2",  # the query's text escaped: it never starts a log line of its own
+        "    relevant a.py:1-5, b.py; chunks there on base: a.py:1-2 block; on head: none",
+        "chunk boundaries moved in 1 files (2 -> 3 chunks)",
+        "new warning: a.py:3: odd",
+        "new warning: b.py:1: worse",
+    ]
+    many = messages.comparison_failure(comparison(lost=12), against="report.json", k=10, tolerance=0.02, alpha=None,
+                                       correction="holm", family_size=2, size_increase=0.1).splitlines()
+    assert "counts past 0.02 with no significance required; index growth" in many[0]
+    assert many.count("  q2: rank 1 -> none — where is\\nq2") == messages.LOST_QUERIES
+    assert "  … and 2 more (every one is in the Markdown and JSON reports)" in many
