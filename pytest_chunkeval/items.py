@@ -9,24 +9,27 @@ first model's too), and evaluates with that model's state (:meth:`ChunkevalState
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 
 from pytest_chunkeval.golden import GoldenError, GoldenSuite
 from pytest_chunkeval.grid import keyword
-from pytest_chunkeval.output.escape import log_text
+from pytest_chunkeval.output import messages
 from pytest_chunkeval.strategy import Registration
 from pytest_chunkeval.tolerated import MARK_ARGS, dependency_warnings
-from pytest_chunkeval.vocabulary import RECALL, metric_key
+from pytest_chunkeval.verdict import FailureKind
+from pytest_chunkeval.vocabulary import metric_key
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.evaluate import QueryOutcome, StrategyRun
+    from pytest_chunkeval.evaluate import StrategyRun
+    from pytest_chunkeval.options import Options
+    from pytest_chunkeval.scoring.quality import QualityReport
     from pytest_chunkeval.session import ChunkevalState
 
 STATE_KEY: pytest.StashKey[ChunkevalState] = pytest.StashKey()
-QUALITY_CHECKS = ("lossless", "size-limit", "token-window", "fallback")
 
 
 def state_of(node: pytest.Item | pytest.Collector) -> ChunkevalState:
@@ -87,7 +90,7 @@ class StrategyNode(pytest.Collector):
             strategy = state.catalog.strategy(self.reg)
         except Exception as exc:  # its own items fail; every other strategy is still evaluated and reported
             if self.mode == state.options.retrieval_modes[0]:  # one item, whatever the number of modes
-                yield BuildFailedItem.from_parent(self, name="build", message=build_error(self.reg, exc))
+                yield BuildFailedItem.from_parent(self, name="build", message=messages.build_error(self.reg, exc))
             return
         from pytest_chunkeval.evaluate import skip_reason
 
@@ -109,26 +112,40 @@ class StrategyNode(pytest.Collector):
                 yield GateItem.from_parent(self, name=f"gate[{gate}]", gate=gate)
 
 
-class ReportedFailure(AssertionError):
+class KindedFailure(AssertionError):
+    """A failure that says its own kind for the verdict, whichever item raised it (None: the item's kind)."""
+
+    kind: ClassVar[FailureKind | None] = None
+
+
+class ReportedFailure(KindedFailure):
     """A failure whose message is the whole report: measured values, thresholds, examples."""
 
 
-def build_error(reg: Registration, exc: BaseException) -> str:
-    """Why ``reg`` could not be built, in one line a reviewer can act on: a config's or grammar's own
-    ``file:line: $.path: reason`` as written (they name their file), else the exception with its type and the
-    place that registered the strategy."""
-    if isinstance(exc, ValueError) and str(exc):
-        return "; ".join(line for line in str(exc).splitlines() if line.strip())
-    where = reg.provider or reg.origin
-    return f"{type(exc).__name__}: {exc} ({where})"
+class BuildFailure(ReportedFailure):
+    """A strategy that failed to build, met by whichever of its items asked first: a build failure, not the item's."""
+
+    kind = "build"
 
 
 class NamedReport(pytest.TestReport):
-    """A report whose failure header is the item's own id (``golden/avap/queries.yaml::fixed_size::q``).
+    """A report whose failure header is the item's own id (``golden/avap/queries.yaml::fixed_size::q``), and which
+    carries its failure's kind for the verdict (``failure_kind``).
 
     pytest heads a failure with the location's "domain", and rewrites dots in a domain as "::" when it prints
     locations, which would mangle ``queries.yaml``; so the domain stays empty and only the header is named here.
+    ``failure_kind`` is an instance attribute, so pytest's report serialization (its ``__dict__``) carries it from an
+    xdist worker and ``TestReport.__init__`` (its ``**extra``) sets it again on the controller.
     """
+
+    failure_kind: FailureKind
+
+    @classmethod
+    def of(cls, item: EvalItem, call: pytest.CallInfo[None]) -> NamedReport:
+        report = cls.from_item_and_call(item, call)
+        assert isinstance(report, NamedReport)
+        report.failure_kind = item.failure_kind(call.excinfo)
+        return report
 
     @property
     def head_line(self) -> str | None:
@@ -136,6 +153,15 @@ class NamedReport(pytest.TestReport):
 
 
 class EvalItem(pytest.Item):
+    kind: FailureKind = "other"  # what this item's failures are, unless the failure says (KindedFailure)
+
+    def failure_kind(self, excinfo: pytest.ExceptionInfo[BaseException] | None) -> FailureKind:
+        """The kind of this item's failure, for the verdict: the exception's own where it names one (a strategy that
+        failed to build, a miss), else the item's."""
+        if excinfo is not None and isinstance(excinfo.value, KindedFailure) and excinfo.value.kind is not None:
+            return excinfo.value.kind
+        return self.kind
+
     @property
     def strategy_node(self) -> StrategyNode:
         assert isinstance(self.parent, StrategyNode)
@@ -164,7 +190,7 @@ class EvalItem(pytest.Item):
             for mode in state.options.retrieval_modes:
                 state.head.failed((key[0], key[1], mode), self.nodeid)
                 state.head.evaluator().fail(node.suite, node.reg.name, mode, str(exc))
-            raise ReportedFailure(f"{node.reg.name} failed to build: {exc}") from None
+            raise BuildFailure(f"{node.reg.name} failed to build: {exc}") from None
         except Exception:
             state.head.failed(key, self.nodeid)
             raise
@@ -195,6 +221,8 @@ class BuildFailedItem(EvalItem):
     """The one item of a strategy that cannot be built on this suite: it fails with the reason, and the summary,
     the report and the comparison with a base show the strategy as failed instead of leaving it out."""
 
+    kind = "build"
+
     def __init__(self, *, message: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.message = message
@@ -204,38 +232,15 @@ class BuildFailedItem(EvalItem):
         node = self.strategy_node
         for mode in state.options.retrieval_modes:
             state.head.evaluator().fail(node.suite, node.reg.name, mode, self.message)
-        raise ReportedFailure(f"{node.reg.name} failed to build: {self.message}")
+        raise BuildFailure(f"{node.reg.name} failed to build: {self.message}")
 
 
-class QueryMiss(AssertionError):
-    pass
+class QueryMiss(KindedFailure):
+    kind = "miss"
 
 
-class QueryFixed(AssertionError):
-    pass
-
-
-def describe_outcome(outcome: QueryOutcome, k: int) -> list[str]:
-    from pytest_chunkeval.scoring.metrics import chunk_grade
-
-    q = outcome.query
-    # A file name or a query's text may hold a newline: shown escaped, it can never start a line of the log of its
-    # own (a workflow command in GitHub Actions).
-    lines = [f"query {q.id!r}: {log_text(q.text)}", "relevant:"]
-    for r in q.relevant:
-        span = f" lines {r.lines[0]}-{r.lines[1]}" if r.lines else ""
-        lines.append(f"  {log_text(r.path)}{span} (grade {r.grade})")
-    lines.append(f"top {k} retrieved:")
-    for i, hit in enumerate(outcome.ranking, 1):
-        mark = "✓" if chunk_grade(hit.path, hit.start_line, hit.end_line, q.relevant) else " "
-        lines.append(f"  {i:2d}. {mark} {log_text(hit.path)}:{hit.start_line}-{hit.end_line}  score {hit.score:.4f}")
-    if not outcome.ranking:
-        lines.append("  (nothing)")
-    m = outcome.metrics
-    lines.append(
-        "metrics: " + ", ".join(f"{mode} " + " ".join(f"{k_}={v:.3f}" for k_, v in m[mode].items()) for mode in m)
-    )
-    return lines
+class QueryFixed(KindedFailure):
+    kind = "fixed"
 
 
 class QueryItem(EvalItem):
@@ -272,91 +277,80 @@ class QueryItem(EvalItem):
             raise QueryFixed("recorded as an accepted miss but now retrieved")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, (QueryMiss, QueryFixed)):
-            state = state_of(self)
-            k, name = state.options.k, self.strategy_node.name
-            criterion = "hits are judged per chunk; the file-mode metrics below credit any chunk of a relevant file"
-            if isinstance(excinfo.value, QueryMiss):
-                head = f"MISS: {name}: no chunk in the top {k} overlaps a relevant line span ({criterion})"
-                tail = ["If this miss is expected, record it: run the same command with --chunkeval-accept-misses."]
-            else:
-                head = (f"FIXED: {name}: a chunk in the top {k} now overlaps a relevant line span, but the query is "
-                        f"recorded as an accepted miss; refresh the record with --chunkeval-accept-misses "
-                        f"({state.ledger.record_of(self.strategy_node.suite).path})")
-                tail = []
-            node = self.strategy_node
-            base = (state.base.rank(node.suite, node.reg.name, self.query_id, node.mode) if state.base.comparing
-                    else None)
-            if base:
-                head += f"\n{name} {base}"
-            return "\n".join([head, *describe_outcome(self.outcome, k), *tail])
-        return super().repr_failure(excinfo)
+        if not isinstance(excinfo.value, (QueryMiss, QueryFixed)):
+            return super().repr_failure(excinfo)
+        state, node = state_of(self), self.strategy_node
+        k = state.options.k
+        base = (state.base.rank(node.suite, node.reg.name, self.query_id, node.mode) if state.base.comparing
+                else None)
+        if isinstance(excinfo.value, QueryMiss):
+            return messages.miss_message(node.name, self.outcome, k, base)
+        return messages.fixed_message(node.name, self.outcome, k, base, state.ledger.record_of(node.suite).path)
+
+
+def _lossless(run: StrategyRun, q: QualityReport, options: Options) -> None:
+    if not q.claims_lossless:
+        pytest.skip(messages.not_lossless(run.name, q))
+    if q.uncovered:
+        raise ReportedFailure(messages.lossless_broken(run.name, q))
+
+
+def _size_limit(run: StrategyRun, q: QualityReport, options: Options) -> None:
+    if q.max_chunk_size is None:
+        pytest.skip(messages.no_size_limit(run.name, q))
+    if q.over_limit:
+        raise ReportedFailure(messages.size_limit_broken(run.name, q))
+
+
+def _token_window(run: StrategyRun, q: QualityReport, options: Options) -> None:
+    if not q.fits_window:
+        pytest.skip(messages.no_window_promise(run.name, q))
+    if q.over_window:
+        raise ReportedFailure(messages.window_broken(run.name, q))
+
+
+def _fallback(run: StrategyRun, q: QualityReport, options: Options) -> None:
+    facts, limit = run.facts, options.max_fallback
+    share = len(facts.fallbacks) / facts.files_handled if facts.files_handled else 0.0
+    if share > limit:
+        raise ReportedFailure(messages.fallback_exceeded(run.name, facts, share, limit))
+
+
+@dataclass(frozen=True)
+class QualityCheck:
+    """One check of a strategy's chunks against its own declarations: it skips (nothing declared), fails
+    (:class:`ReportedFailure`) or returns (kept); ``kind`` is what its failure is for the verdict."""
+
+    judge: Callable[[StrategyRun, QualityReport, Options], None]
+    kind: FailureKind = "quality"
+
+
+#: The quality checks, by item name (``quality[<name>]``), in the order their items are collected.
+QUALITY: dict[str, QualityCheck] = {
+    "lossless": QualityCheck(_lossless),
+    "size-limit": QualityCheck(_size_limit),
+    "token-window": QualityCheck(_token_window),
+    "fallback": QualityCheck(_fallback, kind="fallback"),
+}
+QUALITY_CHECKS = tuple(QUALITY)
 
 
 class QualityItem(EvalItem):
     def __init__(self, *, check: str, **kw: Any) -> None:
         super().__init__(**kw)
-        self.check = check
+        self.check = QUALITY[check]
+        self.kind = self.check.kind
 
     def runtest(self) -> None:
         run = self.evaluation()
-        facts = run.facts
-        q = facts.quality
-        assert q is not None
-        name = run.name
-        if self.check == "lossless":
-            if not q.claims_lossless:
-                pytest.skip(f"{name} does not claim to be lossless (line coverage {q.coverage:.1%})")
-            if q.uncovered:
-                raise ReportedFailure(
-                    f"{name} claims to be lossless but {len(q.uncovered)} of {q.lines_checked} non-blank lines"
-                    " are in no chunk:\n"
-                    + "\n".join(f"  {log_text(str(u))}" for u in q.uncovered[:15])
-                )
-        elif self.check == "size-limit":
-            if q.max_chunk_size is None:
-                pytest.skip(f"{name} declares no size limit (largest chunk: {q.largest} {q.size_unit})")
-            if q.over_limit:
-                raise ReportedFailure(
-                    f"{len(q.over_limit)} of {q.chunks} chunks exceed {name}'s limit of"
-                    f" {q.max_chunk_size} {q.size_unit}:\n"
-                    + "\n".join(f"  {log_text(str(o))}" for o in q.over_limit[:15])
-                )
-        elif self.check == "fallback":
-            limit = state_of(self).options.max_fallback
-            share = len(facts.fallbacks) / facts.files_handled if facts.files_handled else 0.0
-            if share > limit:
-                raise ReportedFailure(
-                    f"{name}'s own chunking failed on {len(facts.fallbacks)} of {facts.files_handled} files "
-                    f"({share:.0%}), more than chunkeval_max_fallback allows ({limit:.0%}): those files were cut into "
-                    f"fixed windows instead, so this row does not measure {name} there.\n"
-                    f"first: {log_text(str(facts.fallbacks[0]))}\n{_timed_out(facts.fallbacks[1:])}"
-                    "Fix the strategy, or allow a share explicitly: --chunkeval-max-fallback=0.1 "
-                    "(ini chunkeval_max_fallback)"
-                )
-        elif self.check == "token-window":
-            summary = (f"{q.over_window} of {q.chunks} chunks ({q.window_share:.1%}) exceed the embedder's"
-                       f" {q.window_tokens}-token window and are truncated")
-            if not q.fits_window:
-                pytest.skip(f"{name} does not promise to fit the window: {summary}")
-            if q.over_window:
-                raise ReportedFailure(
-                    f"{name} promises every chunk fits, but {summary}:\n"
-                    + "\n".join(f"  {log_text(str(e))}" for e in q.over_window_examples)
-                )
-
-
-
-def _timed_out(fallbacks: list[str]) -> str:
-    """The fallbacks past the first that ran out of time, one line each: a hang is worth naming even when another
-    file failed first."""
-    from pytest_chunkeval.chunking.boundary import LIMIT_SETTING
-
-    return "".join(f"timed out: {f}\n" for f in fallbacks if f.endswith(f"({LIMIT_SETTING})"))
+        assert run.facts.quality is not None
+        self.check.judge(run, run.facts.quality, state_of(self).options)
 
 
 class GateItem(EvalItem):
     """One acceptance gate of a candidate strategy against the baseline on this suite."""
+
+    kind = "gate"
 
     def __init__(self, *, gate: str, **kw: Any) -> None:
         super().__init__(**kw)
@@ -382,27 +376,21 @@ class GateItem(EvalItem):
         judged = state.judgements.against_baseline(node.suite, run, base)
         result = next(g for g in (judged and judged.gates) or () if g.name == self.gate)
         if not result.passed:
-            metric = metric_key(GATE_METRIC.get(self.gate, RECALL), k)
-            worst = sorted(
-                run.outcomes,
-                key=lambda q: run.outcomes[q].metrics[t.mode][metric] - base.outcomes[q].metrics[t.mode][metric],
-            )[:5]
             against = baseline if node.name == node.reg.name else f"{baseline}[{node.mode}]"
-            lines = [f"{node.name} fails gate {self.gate} against {against}: {result.detail}"]
-            if self.gate != "index-size":
-                lines.append(f"worst queries ({metric}, {t.mode} mode, candidate vs baseline):")
-                lines += [
-                    f"  {q}: {run.outcomes[q].metrics[t.mode][metric]:.3f}"
-                    f" vs {base.outcomes[q].metrics[t.mode][metric]:.3f}"
-                    f" — {log_text(run.outcomes[q].query.text)}"
-                    for q in worst
-                ]
-            raise ReportedFailure("\n".join(lines))
-
+            metric = metric_key(GATE_METRIC[self.gate], k) if self.gate in GATE_METRIC else None
+            raise ReportedFailure(messages.gate_failure(node.name, self.gate, against, result.detail, metric=metric,
+                                                        mode=t.mode, candidate=run.outcomes, baseline=base.outcomes))
 
 
 class ComparisonItem(EvalItem):
     """This strategy on this suite against the same strategy on the base (a git ref, or a stored report)."""
+
+    kind = "comparison"
+
+    def failure_kind(self, excinfo: pytest.ExceptionInfo[BaseException] | None) -> FailureKind:
+        # Whatever failed it (a build too), the verdict says it through the comparison's own numbers, or as a
+        # comparison that could not be made.
+        return self.kind
 
     def runtest(self) -> None:
         from pytest_chunkeval.base_ref import BaseRefError
@@ -420,32 +408,8 @@ class ComparisonItem(EvalItem):
         if cmp.status in ("new", "removed", "skipped"):
             pytest.skip(f"{node.reg.name}: no comparison ({cmp.status}: {cmp.reason})")
         if cmp.failed:
-            raise ReportedFailure("\n".join(map(log_text, self.describe(cmp))))
-
-    def describe(self, cmp: Any) -> list[str]:
-        state = state_of(self)
-        o, k = state.options, state.options.k
-        against = f"base {o.base}" if state.base.comparing == "base" else str(o.compare)
-        size = state.judgements.family()[1]
-        alpha = (f"a paired p below {o.regression_alpha} after {o.regression_correction} adjustment across the "
-                 f"run's {size} gating tests" if o.regression_alpha is not None else "no significance required")
-        lines = [f"{cmp.strategy} got worse than on {against} ({cmp.paired} paired queries; a fall of file-mode "
-                 f"NDCG or R counts past {o.regression_tolerance} with {alpha}; index growth of "
-                 f"{o.regression_size_increase:.0%} fails):"]
-        lines += [f"  {p}" for p in cmp.problems()]
-        if cmp.lost:
-            lines.append(f"lost queries (a relevant chunk in the top {k} on base, none on head):")
-            for q in cmp.lost[:10]:
-                spans = ", ".join(f"{r.path}:{r.lines[0]}-{r.lines[1]}" if r.lines else r.path for r in q.relevant)
-                lines.append(f"  {q.id}: rank {q.base_rank} -> none — {q.text}")
-                lines.append(f"    relevant {spans}; chunks there on base: "
-                             + (", ".join(c.label for c in q.base_chunks) or "none")
-                             + "; on head: "
-                             + (", ".join(c.label for c in q.head_chunks) or "none"))
-            if len(cmp.lost) > 10:
-                lines.append(f"  … and {len(cmp.lost) - 10} more (every one is in the Markdown and JSON reports)")
-        if cmp.files_rechunked:
-            lines.append(f"chunk boundaries moved in {len(cmp.files_rechunked)} files ({cmp.base_chunks} -> "
-                         f"{cmp.head_chunks} chunks)")
-        lines += [f"new warning: {w}" for w in cmp.new_warnings[:5]]
-        return lines
+            o = state.options
+            raise ReportedFailure(messages.comparison_failure(
+                cmp, against=f"base {o.base}" if state.base.comparing == "base" else str(o.compare), k=o.k,
+                tolerance=o.regression_tolerance, alpha=o.regression_alpha, correction=o.regression_correction,
+                family_size=state.judgements.family()[1], size_increase=o.regression_size_increase))

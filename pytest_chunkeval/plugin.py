@@ -260,7 +260,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     """Evaluation items get reports whose failure header is the item's id, not pytest's "test session"."""
     if not isinstance(item, EvalItem):
         return None
-    return NamedReport.from_item_and_call(item, call)
+    return NamedReport.of(item, call)
 
 
 @pytest.hookimpl(tryfirst=True)

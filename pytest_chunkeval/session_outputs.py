@@ -15,6 +15,7 @@ from pytest_chunkeval.options import output_only_flags, project
 if TYPE_CHECKING:
     from pytest_chunkeval.output.report import Summary
     from pytest_chunkeval.session import ChunkevalState
+    from pytest_chunkeval.verdict import FailureKind
 
 #: Registered under this name (``config.pluginmanager.getplugin``).
 PLUGIN_NAME = "chunkeval-outputs"
@@ -26,6 +27,7 @@ class FailedItem(NamedTuple):
     nodeid: str
     path: str  # its golden file, as pytest locates it
     first_line: str  # of its failure message
+    kind: FailureKind = "other"  # what its item says its failure is (verdict.FailureKind), carried on its report
 
 
 class SessionOutputs:
@@ -45,7 +47,8 @@ class SessionOutputs:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if isinstance(report, self.report_type) and report.failed:
             first = next((ln for ln in str(report.longrepr).splitlines() if ln.strip()), "failed")
-            self.failed_items.append(FailedItem(report.nodeid, report.location[0], first))
+            kind: FailureKind = getattr(report, "failure_kind", "other")  # NamedReport's; "other" for any else
+            self.failed_items.append(FailedItem(report.nodeid, report.location[0], first, kind))
 
     def finish(self, session: pytest.Session, exitstatus: int) -> None:
         """Judge the verdict and write every output the options ask for (the xdist controller's, or a serial
@@ -58,8 +61,8 @@ class SessionOutputs:
         summary = state.summary(run_base=exitstatus != pytest.ExitCode.INTERRUPTED)
         if summary is None:
             return
-        summary.verdict = judge(summary, [Failure(item.nodeid, item.first_line) for item in self.failed_items],
-                                accept=self.accept_command())
+        failures = [Failure(item.nodeid, item.kind, item.first_line) for item in self.failed_items]
+        summary.verdict = judge(summary, failures, accept=self.accept_command())
         self.summary = summary  # the verdict is printed whatever happens to the files below
         # Only a run that went through writes the report, Markdown, chart and accepted misses; an interrupted or
         # broken one leaves the earlier report as it was and writes what it has beside it, marked incomplete.
@@ -91,7 +94,7 @@ class SessionOutputs:
         if o.annotations:
             from pytest_chunkeval.output.annotations import annotation_lines
 
-            for line in annotation_lines(self.failed_items):
+            for line in annotation_lines([item[:3] for item in self.failed_items]):
                 terminal.write_line(line)
 
     def _miss_lines(self, terminal: pytest.TerminalReporter) -> None:

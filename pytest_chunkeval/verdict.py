@@ -7,41 +7,35 @@ failed item is sorted into a reason, the comparison's own numbers are attached w
 
 The failures are the items' own outcomes, so the verdict can never disagree with pytest's exit status: a failed item
 of a kind not named here becomes an "other failures" reason rather than disappearing.
+
+Each item states the kind of its failure as data (``items.EvalItem.failure_kind``, carried on its report through
+pytest-xdist), so an item's id or message can change without moving its failures to another reason.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 if TYPE_CHECKING:
     from pytest_chunkeval.judges.summary import Summary
 
+#: What a failed item's failure is: "comparison" is told through the comparison's own numbers, every other kind is a
+#: reason of its own (``_TITLES``).
+FailureKind = Literal["comparison", "build", "miss", "fixed", "fallback", "quality", "gate", "other"]
+FAILURE_KINDS: tuple[FailureKind, ...] = get_args(FailureKind)
+
 
 @dataclass(frozen=True)
 class Failure:
-    """A failed evaluation item: its id and the first line of its report."""
+    """A failed evaluation item: its id, the kind its item gave the failure and the first line of its report."""
 
     nodeid: str
+    kind: FailureKind
     first_line: str
 
-    @property
-    def kind(self) -> str:
-        last = self.nodeid.rsplit("::", 1)[-1]
-        if last in ("vs-base", "regression"):
-            return "comparison"
-        if last == "build" or " failed to build: " in self.first_line:  # a build that failed when chunking (timeouts)
-            return "build"
-        if last == "quality[fallback]":
-            return "fallback"
-        if last.startswith("quality["):
-            return "quality"
-        if last.startswith("gate["):
-            return "gate"
-        if self.first_line.startswith("MISS:"):
-            return "miss"
-        if self.first_line.startswith("FIXED:"):
-            return "fixed"
-        return "other"
+    def __post_init__(self) -> None:
+        if self.kind not in FAILURE_KINDS:
+            raise ValueError(f"{self.nodeid}: unknown failure kind {self.kind!r} (known: {', '.join(FAILURE_KINDS)})")
 
     @property
     def where(self) -> str:
@@ -96,7 +90,7 @@ def judge(summary: Summary | None, failures: list[Failure], accept: str = "pytes
           "--chunkeval-accept-misses") -> Verdict:
     """The verdict of a run: ``failures`` are its failed evaluation items; ``summary`` gives the comparison's and
     the results' details (None when nothing was evaluated). ``accept`` is the command that records misses."""
-    grouped: dict[str, list[str]] = {}
+    grouped: dict[FailureKind, list[str]] = {}
     for f in failures:
         if f.kind == "comparison":
             continue  # said through the comparison's own numbers below

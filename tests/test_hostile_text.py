@@ -11,11 +11,11 @@ from pathlib import Path
 from hand_made_results import CHUNKS, KEY, made_comparison, made_suite, made_summary
 
 from pytest_chunkeval.github.comment import build_body
-from pytest_chunkeval.items import describe_outcome
 from pytest_chunkeval.judges.comparison import QueryChange
 from pytest_chunkeval.output.annotations import annotation_lines
 from pytest_chunkeval.output.escape import command_data, command_property, log_text, md_code, md_text
 from pytest_chunkeval.output.markdown import document
+from pytest_chunkeval.output.messages import describe_outcome
 from pytest_chunkeval.output.report import Summary
 from pytest_chunkeval.output.tables import summary_text
 from pytest_chunkeval.results import ChunkSpan, QuerySpec, RankedChunk

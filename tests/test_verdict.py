@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from comparison_results import CHUNKS, compared_summary, result, spec, suite
 
 from pytest_chunkeval.output.headline import markdown, text_lines
@@ -25,13 +26,16 @@ def _regressed_summary():
 
 def test_each_failed_item_is_sorted_into_a_reason_with_what_settles_it() -> None:
     failures = [
-        Failure("golden/a/queries.yaml::ast::q3", "MISS: ast: no chunk in the top 10 overlaps a relevant line span"),
-        Failure("golden/a/queries.yaml::ast::q4", "FIXED: ast: a chunk in the top 10 now overlaps ..."),
-        Failure("golden/a/queries.yaml::grammar_definition::build", "grammar_definition failed to build: c.json:4: x"),
-        Failure("golden/a/queries.yaml::crashy::quality[fallback]", "crashy's own chunking failed on 1 of 4 files"),
-        Failure("golden/a/queries.yaml::lossy::quality[lossless]", "lossy claims to be lossless but ..."),
-        Failure("golden/a/queries.yaml::ast::gate[ndcg-gain]", "ast fails gate ndcg-gain against file_level"),
-        Failure("golden/a/queries.yaml::ast::q5", "RuntimeError: something else"),
+        Failure("golden/a/queries.yaml::ast::q3", "miss",
+                "MISS: ast: no chunk in the top 10 overlaps a relevant line span"),
+        Failure("golden/a/queries.yaml::ast::q4", "fixed", "FIXED: ast: a chunk in the top 10 now overlaps ..."),
+        Failure("golden/a/queries.yaml::grammar_definition::build", "build",
+                "grammar_definition failed to build: c.json:4: x"),
+        Failure("golden/a/queries.yaml::crashy::quality[fallback]", "fallback",
+                "crashy's own chunking failed on 1 of 4 files"),
+        Failure("golden/a/queries.yaml::lossy::quality[lossless]", "quality", "lossy claims to be lossless but ..."),
+        Failure("golden/a/queries.yaml::ast::gate[ndcg-gain]", "gate", "ast fails gate ndcg-gain against file_level"),
+        Failure("golden/a/queries.yaml::ast::q5", "other", "RuntimeError: something else"),
     ]
     verdict = judge(None, failures, ACCEPT)
     assert not verdict.passed
@@ -51,11 +55,25 @@ def test_each_failed_item_is_sorted_into_a_reason_with_what_settles_it() -> None
     assert verdict.headline.startswith("FAIL: strategies that failed to build (1); queries missed")
 
 
+def test_a_failure_is_judged_by_the_kind_its_item_gave_it_not_by_its_id_or_text() -> None:
+    failures = [Failure("golden/a/queries.yaml::lossy::renamed", "quality", "MISS: a message that reads like a miss"),
+                Failure("golden/a/queries.yaml::ast::gate[x]", "miss", "anything")]
+    verdict = judge(None, failures, ACCEPT)
+    assert [(r.title, r.lines) for r in verdict.reasons] == [
+        ("queries missed that the accepted-misses record does not list",
+         ("golden/a/queries.yaml::ast::gate[x]: anything",)),
+        ("strategies that break their own declarations",
+         ("golden/a/queries.yaml::lossy::renamed: MISS: a message that reads like a miss",)),
+    ]
+    with pytest.raises(ValueError, match=r"s.yaml::ast::q1: unknown failure kind 'regression' \(known: comparison, "):
+        Failure("s.yaml::ast::q1", "regression", "x")  # type: ignore[arg-type]
+
+
 def test_no_failure_is_a_pass_and_a_failed_comparison_brings_its_numbers() -> None:
     assert judge(None, []).passed and judge(None, []).headline == "PASS"
     summary = _regressed_summary()
     summary.family_size = 2
-    verdict = judge(summary, [Failure("s.yaml::ast::vs-base", "ast got worse than on base main")])
+    verdict = judge(summary, [Failure("s.yaml::ast::vs-base", "comparison", "ast got worse than on base main")])
     (reason,) = verdict.reasons
     assert reason.title == "regressions against the base"
     assert reason.lines[0].startswith("s.yaml::ast: ndcg@10 (file) 1.000 → 0.600 (-0.400, p=")
@@ -65,7 +83,7 @@ def test_no_failure_is_a_pass_and_a_failed_comparison_brings_its_numbers() -> No
 
 def test_every_renderer_says_the_verdict_first() -> None:
     summary = _regressed_summary()
-    summary.verdict = judge(summary, [Failure("s.yaml::ast::vs-base", "ast got worse")])
+    summary.verdict = judge(summary, [Failure("s.yaml::ast::vs-base", "comparison", "ast got worse")])
     md = document(summary).splitlines()
     assert md[0] == "# pytest-chunkeval report" and md[2] == "## Verdict: ❌ FAIL — 1 reason"
     assert "regressions against the base" in "\n".join(md[:10])

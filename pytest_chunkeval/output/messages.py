@@ -1,0 +1,184 @@
+"""The failure messages of evaluation items: what a reviewer reads under a failed (or skipped) item's header.
+
+The items (items.py) decide whether an item passes, skips or fails; these functions only say it, from typed facts,
+so a message can be read and changed beside the other outputs without reading pytest's node machinery. A file name or
+a query's text in a message is shown escaped (``log_text``), so it can never start a line of the log of its own (a
+workflow command in GitHub Actions).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_chunkeval.output.escape import log_text
+
+if TYPE_CHECKING:
+    from pytest_chunkeval.judges.comparison import StrategyComparison
+    from pytest_chunkeval.run_cache import BuildFacts
+    from pytest_chunkeval.scoring.outcomes import QueryOutcome
+    from pytest_chunkeval.scoring.quality import QualityReport
+    from pytest_chunkeval.strategy import Registration
+
+SHOWN_EXAMPLES = 15  # uncovered lines or oversized chunks listed under a broken declaration
+WORST_QUERIES = 5  # the queries a failing gate lists, those that moved its metric most
+LOST_QUERIES = 10  # the lost queries a failed comparison lists (the reports list every one)
+
+
+def build_error(reg: Registration, exc: BaseException) -> str:
+    """Why ``reg`` could not be built, in one line a reviewer can act on: a config's or grammar's own
+    ``file:line: $.path: reason`` as written (they name their file), else the exception with its type and the
+    place that registered the strategy."""
+    if isinstance(exc, ValueError) and str(exc):
+        return "; ".join(line for line in str(exc).splitlines() if line.strip())
+    where = reg.provider or reg.origin
+    return f"{type(exc).__name__}: {exc} ({where})"
+
+
+# -- a query's miss, or its fix -----------------------------------------------------------------------------------
+
+
+def describe_outcome(outcome: QueryOutcome, k: int) -> list[str]:
+    """The query, its relevant spans, what was retrieved (hits marked) and its metrics, a line each."""
+    from pytest_chunkeval.scoring.metrics import chunk_grade
+
+    q = outcome.query
+    lines = [f"query {q.id!r}: {log_text(q.text)}", "relevant:"]
+    for r in q.relevant:
+        span = f" lines {r.lines[0]}-{r.lines[1]}" if r.lines else ""
+        lines.append(f"  {log_text(r.path)}{span} (grade {r.grade})")
+    lines.append(f"top {k} retrieved:")
+    for i, hit in enumerate(outcome.ranking, 1):
+        mark = "✓" if chunk_grade(hit.path, hit.start_line, hit.end_line, q.relevant) else " "
+        lines.append(f"  {i:2d}. {mark} {log_text(hit.path)}:{hit.start_line}-{hit.end_line}  score {hit.score:.4f}")
+    if not outcome.ranking:
+        lines.append("  (nothing)")
+    m = outcome.metrics
+    lines.append(
+        "metrics: " + ", ".join(f"{mode} " + " ".join(f"{k_}={v:.3f}" for k_, v in m[mode].items()) for mode in m)
+    )
+    return lines
+
+
+def _query_message(head: str, name: str, outcome: QueryOutcome, k: int, base_rank: str | None,
+                   tail: list[str]) -> str:
+    if base_rank:
+        head += f"\n{name} {base_rank}"
+    return "\n".join([head, *describe_outcome(outcome, k), *tail])
+
+
+def miss_message(name: str, outcome: QueryOutcome, k: int, base_rank: str | None) -> str:
+    """A query ``name`` missed that the accepted-misses record does not list (``base_rank``: where the base ranked
+    it, when a base is known)."""
+    criterion = "hits are judged per chunk; the file-mode metrics below credit any chunk of a relevant file"
+    head = f"MISS: {name}: no chunk in the top {k} overlaps a relevant line span ({criterion})"
+    tail = ["If this miss is expected, record it: run the same command with --chunkeval-accept-misses."]
+    return _query_message(head, name, outcome, k, base_rank, tail)
+
+
+def fixed_message(name: str, outcome: QueryOutcome, k: int, base_rank: str | None, record: Path) -> str:
+    """A query ``name`` now finds that ``record`` lists as an accepted miss."""
+    head = (f"FIXED: {name}: a chunk in the top {k} now overlaps a relevant line span, but the query is "
+            f"recorded as an accepted miss; refresh the record with --chunkeval-accept-misses "
+            f"({record})")
+    return _query_message(head, name, outcome, k, base_rank, [])
+
+
+# -- quality checks: a declaration not made (skip) or broken (failure) --------------------------------------------
+
+
+def not_lossless(name: str, q: QualityReport) -> str:
+    return f"{name} does not claim to be lossless (line coverage {q.coverage:.1%})"
+
+
+def lossless_broken(name: str, q: QualityReport) -> str:
+    return (f"{name} claims to be lossless but {len(q.uncovered)} of {q.lines_checked} non-blank lines are in no "
+            "chunk:\n" + "\n".join(f"  {log_text(str(u))}" for u in q.uncovered[:SHOWN_EXAMPLES]))
+
+
+def no_size_limit(name: str, q: QualityReport) -> str:
+    return f"{name} declares no size limit (largest chunk: {q.largest} {q.size_unit})"
+
+
+def size_limit_broken(name: str, q: QualityReport) -> str:
+    return (f"{len(q.over_limit)} of {q.chunks} chunks exceed {name}'s limit of {q.max_chunk_size} {q.size_unit}:\n"
+            + "\n".join(f"  {log_text(str(o))}" for o in q.over_limit[:SHOWN_EXAMPLES]))
+
+
+def _window_summary(q: QualityReport) -> str:
+    return (f"{q.over_window} of {q.chunks} chunks ({q.window_share:.1%}) exceed the embedder's"
+            f" {q.window_tokens}-token window and are truncated")
+
+
+def no_window_promise(name: str, q: QualityReport) -> str:
+    return f"{name} does not promise to fit the window: {_window_summary(q)}"
+
+
+def window_broken(name: str, q: QualityReport) -> str:
+    return (f"{name} promises every chunk fits, but {_window_summary(q)}:\n"
+            + "\n".join(f"  {log_text(str(e))}" for e in q.over_window_examples))
+
+
+def fallback_exceeded(name: str, facts: BuildFacts, share: float, limit: float) -> str:
+    """``name``'s own chunking failed on a ``share`` of its files, more than ``limit`` allows."""
+    return (f"{name}'s own chunking failed on {len(facts.fallbacks)} of {facts.files_handled} files "
+            f"({share:.0%}), more than chunkeval_max_fallback allows ({limit:.0%}): those files were cut into "
+            f"fixed windows instead, so this row does not measure {name} there.\n"
+            f"first: {log_text(str(facts.fallbacks[0]))}\n{_timed_out(facts.fallbacks[1:])}"
+            "Fix the strategy, or allow a share explicitly: --chunkeval-max-fallback=0.1 "
+            "(ini chunkeval_max_fallback)")
+
+
+def _timed_out(fallbacks: list[str]) -> str:
+    """The fallbacks past the first that ran out of time, one line each: a hang is worth naming even when another
+    file failed first."""
+    from pytest_chunkeval.chunking.boundary import LIMIT_SETTING
+
+    return "".join(f"timed out: {f}\n" for f in fallbacks if f.endswith(f"({LIMIT_SETTING})"))
+
+
+# -- a gate against the baseline, a comparison against the base ---------------------------------------------------
+
+
+def gate_failure(name: str, gate: str, against: str, detail: str, *, metric: str | None, mode: str,
+                 candidate: Mapping[str, QueryOutcome], baseline: Mapping[str, QueryOutcome]) -> str:
+    """Candidate ``name`` failing ``gate`` against ``against``: the gate's ``detail`` and, for a gate on a ``metric``,
+    the queries that fell most on it (candidate vs baseline, ``mode`` retrieval)."""
+    lines = [f"{name} fails gate {gate} against {against}: {detail}"]
+    if metric is not None:
+        def value(outcomes: Mapping[str, QueryOutcome], q: str) -> float:
+            return outcomes[q].metrics[mode][metric]
+
+        worst = sorted(candidate, key=lambda q: value(candidate, q) - value(baseline, q))[:WORST_QUERIES]
+        lines.append(f"worst queries ({metric}, {mode} mode, candidate vs baseline):")
+        lines += [f"  {q}: {value(candidate, q):.3f} vs {value(baseline, q):.3f} — {log_text(candidate[q].query.text)}"
+                  for q in worst]
+    return "\n".join(lines)
+
+
+def comparison_failure(cmp: StrategyComparison, *, against: str, k: int, tolerance: float, alpha: float | None,
+                       correction: str, family_size: int, size_increase: float) -> str:
+    """``cmp.strategy`` worse than on ``against`` (the base ref or stored report): the rule it broke (a fall past
+    ``tolerance`` with a paired p below ``alpha`` after ``correction`` across ``family_size`` tests, or index growth
+    past ``size_increase``), each problem, the lost queries, moved boundaries and new warnings."""
+    significance = (f"a paired p below {alpha} after {correction} adjustment across the run's {family_size} gating "
+                    "tests" if alpha is not None else "no significance required")
+    lines = [f"{cmp.strategy} got worse than on {against} ({cmp.paired} paired queries; a fall of file-mode "
+             f"NDCG or R counts past {tolerance} with {significance}; index growth of {size_increase:.0%} fails):"]
+    lines += [f"  {p}" for p in cmp.problems()]
+    if cmp.lost:
+        lines.append(f"lost queries (a relevant chunk in the top {k} on base, none on head):")
+        for q in cmp.lost[:LOST_QUERIES]:
+            spans = ", ".join(f"{r.path}:{r.lines[0]}-{r.lines[1]}" if r.lines else r.path for r in q.relevant)
+            lines.append(f"  {q.id}: rank {q.base_rank} -> none — {q.text}")
+            lines.append(f"    relevant {spans}; chunks there on base: "
+                         + (", ".join(c.label for c in q.base_chunks) or "none")
+                         + "; on head: "
+                         + (", ".join(c.label for c in q.head_chunks) or "none"))
+        if len(cmp.lost) > LOST_QUERIES:
+            lines.append(f"  … and {len(cmp.lost) - LOST_QUERIES} more (every one is in the Markdown and JSON reports)")
+    if cmp.files_rechunked:
+        lines.append(f"chunk boundaries moved in {len(cmp.files_rechunked)} files ({cmp.base_chunks} -> "
+                     f"{cmp.head_chunks} chunks)")
+    lines += [f"new warning: {w}" for w in cmp.new_warnings[:5]]
+    return "\n".join(map(log_text, lines))
