@@ -13,8 +13,10 @@ pytest-xdist), so an item's id or message can change without moving its failures
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
+
+from pytest_chunkeval.judges.summary import Reason, Verdict
 
 if TYPE_CHECKING:
     from pytest_chunkeval.judges.summary import Summary
@@ -41,26 +43,6 @@ class Failure:
     def where(self) -> str:
         """``suite::strategy`` of the item (its id without the item's own name)."""
         return self.nodeid.rsplit("::", 1)[0]
-
-
-@dataclass(frozen=True)
-class Reason:
-    title: str
-    lines: tuple[str, ...]
-    settle: str  # what to run or change when the change is intended
-
-
-@dataclass
-class Verdict:
-    passed: bool
-    reasons: list[Reason] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # worth knowing, failing nothing
-
-    @property
-    def headline(self) -> str:
-        if self.passed:
-            return "PASS"
-        return f"FAIL: {'; '.join(f'{r.title} ({len(r.lines)})' for r in self.reasons)}"
 
 
 # -- judging ------------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pytest_chunkeval.judged import AgainstBaseline, GateResult
 from pytest_chunkeval.judges.comparison import MetricDelta, QueryChange, StrategyComparison, SuiteComparison
+from pytest_chunkeval.judges.summary import Reason, Verdict
 from pytest_chunkeval.output.report import Summary
 from pytest_chunkeval.results import (
     ChunkSpan,
@@ -20,7 +21,6 @@ from pytest_chunkeval.results import (
     SuiteResult,
 )
 from pytest_chunkeval.scoring.metrics import Relevant
-from pytest_chunkeval.verdict import Reason, Verdict
 
 KEY = "golden/s/queries.yaml"
 K = 10

@@ -27,6 +27,7 @@ import pytest_chunkeval.verdict as verdict_module
 from pytest_chunkeval.evaluate import Evaluator
 from pytest_chunkeval.github.comment import DEFAULT_MARKER, build_body
 from pytest_chunkeval.judged import AgainstBaseline
+from pytest_chunkeval.judges.summary import Verdict
 from pytest_chunkeval.output import headline
 from pytest_chunkeval.output.annotations import MAX_ANNOTATIONS, annotation_lines
 from pytest_chunkeval.output.markdown import append_step_summary, document
@@ -39,7 +40,6 @@ from pytest_chunkeval.results import (
 )
 from pytest_chunkeval.retrieval.embed import Embedder
 from pytest_chunkeval.retrieval.index import IndexStore
-from pytest_chunkeval.verdict import Verdict
 
 
 class EvaluationRan(AssertionError):

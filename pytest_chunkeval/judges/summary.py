@@ -13,6 +13,30 @@ from pytest_chunkeval.judges.gates import Thresholds
 from pytest_chunkeval.results import SuiteResult
 
 
+@dataclass(frozen=True)
+class Reason:
+    """Why a run failed, one kind of failure: its lines and what settles it when the change is intended."""
+
+    title: str
+    lines: tuple[str, ...]
+    settle: str  # what to run or change when the change is intended
+
+
+@dataclass
+class Verdict:
+    """The run's verdict as data (``verdict.judge`` decides it): it travels on the Summary every renderer reads."""
+
+    passed: bool
+    reasons: list[Reason] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # worth knowing, failing nothing
+
+    @property
+    def headline(self) -> str:
+        if self.passed:
+            return "PASS"
+        return f"FAIL: {'; '.join(f'{r.title} ({len(r.lines)})' for r in self.reasons)}"
+
+
 @dataclass
 class Summary:
     """Everything a renderer needs: the typed results (each judged against the baseline once:
@@ -30,7 +54,7 @@ class Summary:
     base: dict[str, Any] | None = None  # what the comparisons are against: a git ref's evaluation or a stored report
     family_size: int = 0  # the paired tests that can fail the run (gating metrics of changed strategies)
     correction: str = "holm"  # how their p-values were adjusted across the family
-    verdict: Any = None  # verdict.Verdict of the finished run (None while it runs)
+    verdict: Verdict | None = None  # of the finished run (None while it runs)
     tolerance: float = 0.01  # the fall of a mean a comparison allows (ini chunkeval_regression_tolerance)
     columns: tuple[str, ...] = ()  # extra column groups of the retrieval table (tables.COLUMN_GROUPS)
     gated: bool = False  # gates were asked for (--chunkeval-gate): only then a gates column

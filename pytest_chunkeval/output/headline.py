@@ -11,8 +11,7 @@ from pytest_chunkeval.output.escape import md_code, md_text
 from pytest_chunkeval.vocabulary import NDCG, RECALL, label
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.judges.summary import Summary
-    from pytest_chunkeval.verdict import Verdict
+    from pytest_chunkeval.judges.summary import Summary, Verdict
 
 SHOWN = 10  # lines per reason; the rest are counted (every one is in the JSON report)
 METHODS = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted", "none": "unadjusted"}
