@@ -18,6 +18,7 @@ import pytest
 from pytest_chunkeval.golden import GoldenError, GoldenSuite
 from pytest_chunkeval.grid import keyword
 from pytest_chunkeval.output import messages
+from pytest_chunkeval.run_state import STATE_KEY
 from pytest_chunkeval.strategy import Registration
 from pytest_chunkeval.tolerated import MARK_ARGS, dependency_warnings
 from pytest_chunkeval.verdict import FailureKind
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
     from pytest_chunkeval.options import Options
     from pytest_chunkeval.scoring.quality import QualityReport
     from pytest_chunkeval.session import ChunkevalState
-
-STATE_KEY: pytest.StashKey[ChunkevalState] = pytest.StashKey()
 
 
 def state_of(node: pytest.Item | pytest.Collector) -> ChunkevalState:

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_chunkeval.grid import Grid
-from pytest_chunkeval.judges.gates import Thresholds
-from pytest_chunkeval.project import ConfigError, ProjectConfig
-from pytest_chunkeval.retrieval.storage import StorageOptions
 from pytest_chunkeval.settings.setting import Bad, Invalid, Setting
 from pytest_chunkeval.settings.table import SETTING, SETTINGS
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # every pytest run imports this module (pytest_addoption): these are imported where used
+    from pytest_chunkeval.grid import Grid
     from pytest_chunkeval.judges.comparison import Policy
+    from pytest_chunkeval.judges.gates import Thresholds
+    from pytest_chunkeval.project import ProjectConfig
+    from pytest_chunkeval.retrieval.storage import StorageOptions
 
 #: The JSON report's file name in the cache folder, where it goes unless --chunkeval-report names a path.
 REPORT_NAME = "chunkeval-report.json"
@@ -122,6 +122,8 @@ class Options:
     @property
     def thresholds(self) -> Thresholds:
         """The acceptance gates' settings, as the gates read them."""
+        from pytest_chunkeval.judges.gates import Thresholds
+
         return Thresholds(ndcg_gain=self.gate_ndcg_gain, recall_drop=self.gate_recall_drop,
                           size_increase=self.gate_size_increase, mode=self.gate_mode,
                           size_measure=self.gate_size_measure)
@@ -228,6 +230,8 @@ def project(config: pytest.Config) -> ProjectConfig | None:
     raw = config.getoption(setting.dest) if setting.dest else None
     found = None
     if raw:
+        from pytest_chunkeval.project import ConfigError, ProjectConfig
+
         path = Path(str(raw)).expanduser()
         path = path if path.is_absolute() else Path(config.invocation_params.dir) / path
         if not path.exists():

@@ -28,3 +28,19 @@ def test_importing_the_plugin_loads_none_of_the_evaluation_libraries() -> None:
 def test_the_check_sees_a_heavy_import() -> None:
     """The same check on a module that does import them: it would notice the plugin doing so."""
     assert "numpy" in loaded_after("import pytest_chunkeval.retrieval.embed")
+
+
+def test_the_plugin_recognises_xdist_reports_by_the_report_class_name() -> None:
+    """plugin.py compares xdist's ``$report_type`` with a string, so as not to import items on every report."""
+    from pytest_chunkeval.items import NamedReport
+    from pytest_chunkeval.plugin import REPORT_TYPE
+
+    assert NamedReport.__name__ == REPORT_TYPE
+
+
+def test_the_fixtures_read_the_strategies_entry_point_group() -> None:
+    """fixtures.py names the group itself, so as not to import sources (and every strategy) on every run."""
+    from pytest_chunkeval.fixtures import ENTRY_POINT_GROUP
+    from pytest_chunkeval.sources import ENTRY_POINT_GROUP as GROUP
+
+    assert GROUP == ENTRY_POINT_GROUP

@@ -12,3 +12,15 @@ need, through its public methods:
 - :mod:`.exchange` — pytest-xdist: what a worker sends and what the controller merges;
 - :mod:`.progress` — progress lines for long work.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from pytest_chunkeval.session import ChunkevalState
+
+#: Where a ``--chunkeval`` run keeps its state. Here, in a module that imports nothing of the package, so the
+#: plugin's per-test hooks can see "no evaluation in this run" without importing the evaluation's modules.
+STATE_KEY: pytest.StashKey[ChunkevalState] = pytest.StashKey()

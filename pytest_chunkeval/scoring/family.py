@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from statistics import NormalDist, stdev
 
 from pytest_chunkeval.vocabulary import FILE, NDCG, RECALL
 
@@ -54,12 +53,16 @@ def per_test_alpha(alpha: float, family: int, method: str) -> float:
 
 
 def _z(alpha: float, power: float) -> float:
+    from statistics import NormalDist  # imported here: the settings table (every pytest run) imports this module
+
     unit = NormalDist()
     return unit.inv_cdf(1 - alpha / 2) + unit.inv_cdf(power)
 
 
 def spread(diffs: Sequence[float]) -> float:
     """Standard deviation of per-query differences (0 for fewer than two)."""
+    from statistics import stdev
+
     return stdev(diffs) if len(diffs) > 1 else 0.0
 
 

@@ -9,12 +9,10 @@ check that the ``Options`` fields and the library's own dataclass defaults agree
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
-from pytest_chunkeval.grid import parse_grid
 from pytest_chunkeval.retrieval.devices import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
-from pytest_chunkeval.retrieval.storage import StorageOptions, parse_storage_options
 from pytest_chunkeval.scoring.family import CORRECTIONS
 from pytest_chunkeval.settings.setting import (
     ARGUMENT_PATHS,
@@ -43,6 +41,9 @@ from pytest_chunkeval.settings.setting import (
     share,
 )
 from pytest_chunkeval.vocabulary import COLUMN_GROUPS, DEFAULT_K, DEFAULT_RETRIEVAL, FILE, RANK_MODES, RETRIEVAL_MODES
+
+if TYPE_CHECKING:  # every pytest run reads this table (pytest_addoption): the parsers' modules load when one parses
+    from pytest_chunkeval.retrieval.storage import StorageOptions
 
 DEFAULT_GOLDEN = ["golden/*/queries.yaml", "golden/*/queries.jsonl"]
 #: Where chunking and embedding run: in this process (default) or as a Ray Data pipeline (the ``ray`` extra).
@@ -87,6 +88,8 @@ def _alpha(raw: Any, _: Path) -> float | None:
 
 
 def _storage(raw: Any, _: Path) -> StorageOptions:
+    from pytest_chunkeval.retrieval.storage import parse_storage_options
+
     try:
         return parse_storage_options([str(line) for line in raw])
     except ValueError as exc:  # its message names the ini key and the line
@@ -94,6 +97,8 @@ def _storage(raw: Any, _: Path) -> StorageOptions:
 
 
 def _grid(raw: Any, _: Path) -> Any:
+    from pytest_chunkeval.grid import parse_grid
+
     try:
         return parse_grid(str(line) for line in raw)
     except ValueError as exc:  # its message quotes the line and shows the syntax
