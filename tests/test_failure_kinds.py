@@ -9,7 +9,7 @@ import lancedb  # noqa: F401
 import pytest
 import sentence_transformers  # noqa: F401
 from _pytest.reports import pytest_report_to_serializable  # pytest's own hook, as a worker calls it
-from project_files import SHOP_CORPUS, name_suites, write_suite
+from project_files import SHOP_CORPUS, SHOP_GOLDEN, name_suites, write_suite
 
 from pytest_chunkeval.items import NamedReport
 from pytest_chunkeval.plugin import pytest_report_from_serializable
@@ -50,14 +50,6 @@ CONFTEST = """
         del items.QualityItem.from_parent
 """
 
-GOLDEN = """
-    corpus: corpus
-    queries:
-      - id: password-hash
-        query: How are user passwords hashed with a salt?
-        relevant:
-          - path: auth.py
-"""
 SUITE = "golden/shop/queries.yaml"
 ARGS = ("--chunkeval", "-p", "no:cacheprovider", "--chunkeval-no-progress", "-k", "lossy and check",
         "--chunkeval-strategies=lossy")
@@ -78,7 +70,7 @@ def reasons(report_path: Path) -> list[tuple[str, list[str]]]:
 def lossy_project(pytester: pytest.Pytester) -> pytest.Pytester:
     """The shop with the lossy strategy and the renamed quality items."""
     name_suites(pytester)
-    write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, GOLDEN)
+    write_suite(pytester.path / "golden" / "shop", SHOP_CORPUS, SHOP_GOLDEN)
     pytester.makeconftest(CONFTEST)
     return pytester
 
