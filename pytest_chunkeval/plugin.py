@@ -42,7 +42,7 @@ def pytest_configure(config: pytest.Config) -> None:
     evaluate = evaluating(config)
     options = read_options(config) if evaluate else None  # a wrong setting stops the run before any import
     if options is not None and options.project is not None:
-        _import_strategy_conftests(config)
+        _import_strategy_conftests(options)
     register_fixtures(config, evaluate)
     if options is None:
         return
@@ -87,16 +87,14 @@ def _start(config: pytest.Config, options: Options) -> None:
     config.pluginmanager.register(SessionOutputs(config, state, NamedReport), PLUGIN_NAME)
 
 
-def _import_strategy_conftests(config: pytest.Config) -> None:
+def _import_strategy_conftests(o: Options) -> None:
     """An isolated run (``chunkeval run``) loads no conftest (``--noconftest``): the project's tests' setup is not
     the evaluation's. A conftest that defines strategies still counts, so those are imported here."""
     from pytest_chunkeval.discovery import discover_suites, import_conftest
     from pytest_chunkeval.isolation import strategy_conftests
-    from pytest_chunkeval.options import read_options, strategy_files
 
-    o = read_options(config)
     suites = [*discover_suites(o.rootdir, o.golden_patterns), *o.golden_paths]
-    folders = [strategy_files(config).folder, *(suite.parent for suite in suites)]
+    folders = [o.strategies_dir, *(suite.parent for suite in suites)]
     for path in strategy_conftests(o.rootdir, folders):
         try:
             import_conftest(path)

@@ -69,8 +69,7 @@ class StrategySet:
 
     def left_for_request(self, names: Iterable[str], grid: Grid | None = None) -> list[str]:
         """The strategies a run with ``names`` leaves out because they run on request: what its header says."""
-        names = list(names)
-        if any(n and n != ALL for n in names) or ALL in names:
+        if any(names):  # a selection (``all`` included) leaves nothing out unasked
             return []
         return [n for n, reg in self.available.items() if reg.on_request and n not in (grid or {})]
 
