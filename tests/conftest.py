@@ -44,9 +44,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 # In-process pytester runs put ``sys.modules`` back as it was when the test started, so a module first imported by
-# an inner run would be imported again by the next one: LanceDB's native module panics when imported twice, and torch
-# is slow to. A session-scoped fixture is set up before any function-scoped one (``pytester`` included), so what it
-# imports stays loaded; only sessions with a test that needs them pay for the import.
+# an inner run would be imported again by the next one: LanceDB's native module panics when imported twice
+# ("env_logger::init_from_env should not be called after logger initialized"), and torch is slow to. So every test
+# that uses ``pytester`` gets them imported first (``pytester`` below): which test is the first to run an evaluation
+# in-process depends on the selection and the order, so no single fixture of the end-to-end tests can do it. Only
+# sessions with such a test pay for the import.
 
 
 @pytest.fixture(scope="session")
@@ -62,14 +64,20 @@ def model_loaded(lancedb_loaded: None) -> None:
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester, model_loaded: None) -> pytest.Pytester:
+def pytester(pytester: pytest.Pytester, model_loaded: None) -> pytest.Pytester:
+    """pytest's own ``pytester``, with the libraries an in-process evaluation imports already loaded (see above)."""
+    return pytester
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
     """The shop project of tests/project_files.py (two strategies, one four-file suite), evaluated with the real
     model: what most end-to-end tests run the plugin on."""
     return write_project(pytester)
 
 
 @pytest.fixture
-def grid_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, lancedb_loaded: None) -> pytest.Pytester:
+def grid_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """The grid project of tests/project_files.py, embedded by ``FakeSentenceModel`` (patched in for these
     in-process runs): the grid tests check which items, rows and tables a grid makes, never what retrieves best."""
     fake = FakeSentenceModel()

@@ -73,7 +73,6 @@ def test_the_fixture_of_a_gridded_strategy_is_parametrized_over_its_points(grid_
 
 
 @pytest.mark.slow
-@pytest.mark.usefixtures("model_loaded")  # the head side embeds in this process: see tests/conftest.py
 def test_the_base_evaluates_the_command_lines_grid_and_each_point_compares_with_itself(
     pytester: pytest.Pytester,
 ) -> None:
