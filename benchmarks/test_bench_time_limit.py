@@ -1,5 +1,5 @@
 """What the per-file chunking time limit costs: a corpus chunked as the evaluator chunks it
-(:func:`~pytest_chunkeval.chunk_corpus.chunk_corpus`: every file through the boundary's checks) with the limit off
+(:func:`~pytest_chunkeval.evaluate_chunking.chunk_corpus`: every file through the boundary's checks) with the limit off
 and on (the default 30 s).
 
 One row per (corpus, strategy, limit): ``test_time_limit[<corpus>-<strategy>-off|on]``, grouped by corpus and
@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from bench_support import load_corpus, megabytes, note, plan_rounds, registrations, round_times
 
-from pytest_chunkeval.chunk_corpus import chunk_corpus
 from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
+from pytest_chunkeval.evaluate_chunking import chunk_corpus
 from pytest_chunkeval.strategy import resolve
 
 SECTION = "chunking time limit"

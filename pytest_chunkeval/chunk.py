@@ -1,4 +1,5 @@
-"""The one data type every stage agrees on: a chunk of a source file.
+"""The Chunk type strategies return, a chunk of a source file: the one data type every stage agrees on. Not the
+chunking engines (``chunking/``), nor the evaluation's chunking step (:mod:`~pytest_chunkeval.evaluate_chunking`).
 
 Kept free of heavy imports so strategies, the AST engine and the harness can all use it.
 """

@@ -1,6 +1,6 @@
 """One evaluation = one strategy on one golden suite: chunk, index, search every query, score.
 
-This module orchestrates: the chunking of a corpus is :mod:`~pytest_chunkeval.chunk_corpus`'s, the scoring of a
+This module orchestrates: the chunking of a corpus is :mod:`~pytest_chunkeval.evaluate_chunking`'s, the scoring of a
 search :mod:`~pytest_chunkeval.scoring.outcomes`'s, and both results are cached by :mod:`~pytest_chunkeval.run_cache`.
 
 Plain functions and data, no pytest: the plugin's items ask the :class:`Evaluator` for a result and read it. Results
@@ -18,9 +18,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from pytest_chunkeval.chunk_corpus import RemoteChunker, chunk_corpus, count_and_check
 from pytest_chunkeval.chunking.boundary import LIMIT_SETTING
 from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
+from pytest_chunkeval.evaluate_chunking import RemoteChunker, chunk_corpus, count_and_check
 from pytest_chunkeval.fingerprint import chunks_fingerprint, index_fingerprint, strategy_fingerprint
 from pytest_chunkeval.golden import GoldenSuite
 from pytest_chunkeval.grid import defaults as grid_defaults

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest_chunkeval.chunk as chunk_module
-import pytest_chunkeval.chunk_corpus as chunk_corpus_module
 import pytest_chunkeval.chunking.boundary as boundary_module
+import pytest_chunkeval.evaluate_chunking as evaluate_chunking_module
 import pytest_chunkeval.golden as golden_module
 import pytest_chunkeval.scoring.line_metrics as line_metrics_module
 import pytest_chunkeval.scoring.metrics as metrics_module
@@ -47,7 +47,7 @@ FACTS_VERSION = "1"
 #: The modules whose classes an entry holds or whose code produced it: the chunk, the chunking of a corpus (and its
 #: boundary checks and fallback), the quality checks, the scoring of a search, the golden data's classes, the
 #: vocabulary's types, the metrics and statistics. The evaluator that calls them is not here: it only orchestrates.
-CODE_MODULES = (chunk_module, chunk_corpus_module, boundary_module, quality_module, outcomes_module, golden_module,
+CODE_MODULES = (chunk_module, evaluate_chunking_module, boundary_module, quality_module, outcomes_module, golden_module,
                 vocabulary_module, metrics_module, line_metrics_module, stats_module)
 
 

@@ -49,7 +49,7 @@ LAYER_OF: dict[str, str] = {
     # pure metrics and statistics: functions of rankings, relevance and chunks
     "scoring": "scoring",
     # one strategy on one suite: chunk, index, search, score (and the cache of what that computed)
-    "evaluate": "evaluation", "chunk_corpus": "evaluation", "run_cache": "evaluation",
+    "evaluate": "evaluation", "evaluate_chunking": "evaluation", "run_cache": "evaluation",
     # the typed results (from a run or a stored report), in their one order, with the judges' decisions as data
     "results": "results", "judged": "results", "ordering": "results", "comparable": "results",
     "report_file": "results",

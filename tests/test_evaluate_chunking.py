@@ -1,15 +1,16 @@
-"""chunk_corpus: one strategy over a corpus, chunked here or by a remote chunker (the Ray engine's path), gives the
-same chunks, ids, fallbacks and counters. tests/test_ray_engine.py runs the real engine and is skipped without Ray;
-this runs the remote path with an in-process stand-in built as the engine's tasks are (counters per file)."""
+"""evaluate_chunking.chunk_corpus: one strategy over a corpus, chunked here or by a remote chunker (the Ray engine's
+path), gives the same chunks, ids, fallbacks and counters. tests/test_ray_engine.py runs the real engine and is skipped
+without Ray; this runs the remote path with an in-process stand-in built as the engine's tasks are (counters per
+file)."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
-from pytest_chunkeval.chunk_corpus import chunk_corpus
 from pytest_chunkeval.chunking.ast.chunker import AstChunker
 from pytest_chunkeval.chunking.boundary import chunk_file
+from pytest_chunkeval.evaluate_chunking import chunk_corpus
 from pytest_chunkeval.retrieval.ray_engine import FileChunks
 from pytest_chunkeval.strategy import Contract, resolve
 

@@ -1,4 +1,7 @@
-"""One strategy over one suite's corpus: every file it handles chunked, in file order, with what indexing and the
+"""The evaluation's chunking step (:mod:`~pytest_chunkeval.evaluate` calls it): not the Chunk type
+(:mod:`~pytest_chunkeval.chunk`), nor the chunking engines strategies are built on (``chunking/``).
+
+One strategy over one suite's corpus: every file it handles chunked, in file order, with what indexing and the
 report need besides the chunks: stable chunk ids, the files that fell back to windows, the strategy's counters, each
 chunk's token count and the quality checks.
 
