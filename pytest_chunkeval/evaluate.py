@@ -24,6 +24,7 @@ from pytest_chunkeval.evaluate_chunking import RemoteChunker, chunk_corpus, coun
 from pytest_chunkeval.fingerprint import chunks_fingerprint, index_fingerprint, strategy_fingerprint
 from pytest_chunkeval.golden import GoldenSuite
 from pytest_chunkeval.grid import defaults as grid_defaults
+from pytest_chunkeval.ranking import ChunkRef
 from pytest_chunkeval.retrieval.embed import STREAM_WINDOW, EmbedCounts, Embedder
 from pytest_chunkeval.retrieval.index import SEARCH_VERSION, IndexStore, RankingCache, lancedb_version
 from pytest_chunkeval.retrieval.model_files import DEFAULT_MODEL
@@ -32,7 +33,7 @@ from pytest_chunkeval.retrieval.table_rows import Hit, Row
 from pytest_chunkeval.run_cache import BuildFacts, FactsCache, ScoredSearch
 from pytest_chunkeval.scoring.outcomes import QueryOutcome, aggregate, score_query
 from pytest_chunkeval.strategy import Contract, Registration, resolve
-from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL, ChunkRef
+from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL
 
 __all__ = ["BuildFailed", "Evaluator", "QueryOutcome", "EvalConfig", "StrategyRun", "skip_reason"]
 

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.corpus import Corpus, read_corpus
-from pytest_chunkeval.vocabulary import Relevant
+from pytest_chunkeval.ranking import Relevant
 
 if TYPE_CHECKING:
     import yaml

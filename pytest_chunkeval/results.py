@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.comparable import suite_digest
 from pytest_chunkeval.judged import AgainstBaseline, GateResult, VsBaseline
+from pytest_chunkeval.ranking import Ranked, Relevant
 from pytest_chunkeval.scoring.metrics import chunk_grade
-from pytest_chunkeval.vocabulary import SIZE_MEASURE, Ranked, Relevant
+from pytest_chunkeval.vocabulary import SIZE_MEASURE
 
 if TYPE_CHECKING:
     from pathlib import Path

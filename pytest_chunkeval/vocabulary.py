@@ -1,5 +1,5 @@
 """The words every module shares: metric names and their keys, the default k and line budgets, the relevance modes,
-the retrieval modes, and the small value types a ranking is made of.
+the retrieval modes (the values a ranking is made of are in ``ranking.py``).
 
 A metric key such as ``ndcg@10`` is written into reports, read back by comparisons against a stored base, matched by
 ``verify`` against trec_eval and shown in tables; when two modules spelled it by hand, nothing but a failing run said
@@ -9,7 +9,6 @@ of the package's import graph (it imports nothing from the package), so anything
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 __all__ = [
     "BUDGET_RECALL",
@@ -31,9 +30,6 @@ __all__ = [
     "RECALL",
     "RETRIEVAL_MODES",
     "VECTOR",
-    "ChunkRef",
-    "Ranked",
-    "Relevant",
     "budget_key",
     "label",
     "line_metric_keys",
@@ -132,34 +128,3 @@ DEFAULT_RETRIEVAL = HYBRID
 SIZE_MEASURE = "arrow_bytes"
 #: Column groups of the retrieval table beyond its default ones (--chunkeval-columns; rendered by output/tables.py).
 COLUMN_GROUPS = ("chunk", "budget")
-
-
-# -- the values a ranking is made of -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Relevant:
-    """One golden relevant item: a file, or a line range of a file (1-based, inclusive), with a grade >= 1."""
-
-    path: str
-    lines: tuple[int, int] | None = None
-    grade: int = 1
-
-
-@dataclass(frozen=True)
-class Ranked:
-    """One retrieved chunk.  A sequence of these is taken to be in rank order (``scoring.metrics.sort_ranking``)."""
-
-    chunk_id: str
-    path: str
-    start_line: int
-    end_line: int
-    score: float
-
-
-@dataclass(frozen=True)
-class ChunkRef:
-    """One chunk of a strategy's whole index; the universe from which chunk-mode relevant sets are drawn."""
-
-    chunk_id: str
-    path: str
-    start_line: int
-    end_line: int

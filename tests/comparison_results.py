@@ -7,6 +7,7 @@ from __future__ import annotations
 from pytest_chunkeval.judges.comparison import Policy, judged
 from pytest_chunkeval.judges.gates import Thresholds
 from pytest_chunkeval.output.report import Summary
+from pytest_chunkeval.ranking import Relevant
 from pytest_chunkeval.results import (
     ChunkSpan,
     IndexInfo,
@@ -16,7 +17,6 @@ from pytest_chunkeval.results import (
     StrategyResult,
     SuiteResult,
 )
-from pytest_chunkeval.scoring.metrics import Relevant
 
 K = 10
 

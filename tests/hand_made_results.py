@@ -10,6 +10,7 @@ from pytest_chunkeval.judged import AgainstBaseline, GateResult
 from pytest_chunkeval.judges.comparison import MetricDelta, QueryChange, StrategyComparison, SuiteComparison
 from pytest_chunkeval.judges.summary import Reason, Verdict
 from pytest_chunkeval.output.report import Summary
+from pytest_chunkeval.ranking import Relevant
 from pytest_chunkeval.results import (
     ChunkSpan,
     IndexInfo,
@@ -20,7 +21,6 @@ from pytest_chunkeval.results import (
     StrategyResult,
     SuiteResult,
 )
-from pytest_chunkeval.scoring.metrics import Relevant
 
 KEY = "golden/s/queries.yaml"
 K = 10

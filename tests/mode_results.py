@@ -4,6 +4,7 @@ build on them; no model, no database.
 """
 from __future__ import annotations
 
+from pytest_chunkeval.ranking import Relevant
 from pytest_chunkeval.results import (
     ChunkSpan,
     IndexInfo,
@@ -14,7 +15,6 @@ from pytest_chunkeval.results import (
     SuiteResult,
     row_label,
 )
-from pytest_chunkeval.scoring.metrics import Relevant
 
 K = 10
 SPECS = [QuerySpec(f"q{i}", f"where is q{i}", (Relevant("a.py", (1, 5), 1),)) for i in range(30)]

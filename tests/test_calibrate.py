@@ -20,9 +20,10 @@ from pytest_chunkeval.calibrate.inject import demoted, detect, share_for, target
 from pytest_chunkeval.calibrate.nulls import ALL, flipped_sides, plan, same_tree, sign_flips
 from pytest_chunkeval.judges import comparison
 from pytest_chunkeval.judges.comparison import Policy
+from pytest_chunkeval.ranking import Ranked, Relevant
 from pytest_chunkeval.results import IndexInfo, QueryResult, QuerySpec, StrategyResult, SuiteResult
 from pytest_chunkeval.scoring.family import per_test_alpha
-from pytest_chunkeval.scoring.metrics import Ranked, Relevant, evaluate_query
+from pytest_chunkeval.scoring.metrics import evaluate_query
 
 K = 10
 

@@ -18,9 +18,9 @@ from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.messages import describe_outcome
 from pytest_chunkeval.output.report import Summary
 from pytest_chunkeval.output.tables import summary_text
+from pytest_chunkeval.ranking import Relevant
 from pytest_chunkeval.results import ChunkSpan, QuerySpec, RankedChunk
 from pytest_chunkeval.scoring.outcomes import QueryOutcome
-from pytest_chunkeval.vocabulary import Relevant
 
 NAME = "x\n::error file=pwned.py::injected\n## Verdict: ✅ PASS <img src=x onerror=alert(1)>.py"
 TEXT = "How are passwords hashed?\r\n## Verdict: ✅ PASS <img src=https://evil.test/q.png> `code` [a](b)"

@@ -5,6 +5,7 @@ import math
 
 import pytest
 
+from pytest_chunkeval.ranking import Ranked, Relevant
 from pytest_chunkeval.scoring.line_metrics import (
     budget_recall,
     evaluate_lines,
@@ -12,7 +13,6 @@ from pytest_chunkeval.scoring.line_metrics import (
     line_ndcg_at_k,
     projected_lines,
 )
-from pytest_chunkeval.scoring.metrics import Ranked, Relevant
 
 
 def r(path: str, start: int, end: int, score: float = 1.0) -> Ranked:

@@ -11,11 +11,11 @@ from pytest_chunkeval.golden import Query
 from pytest_chunkeval.items import QUALITY, QUALITY_CHECKS, ReportedFailure
 from pytest_chunkeval.judges.comparison import MetricDelta, QueryChange, StrategyComparison
 from pytest_chunkeval.output import messages
+from pytest_chunkeval.ranking import Relevant
 from pytest_chunkeval.results import ChunkSpan, RankedChunk
 from pytest_chunkeval.run_cache import BuildFacts
 from pytest_chunkeval.scoring.outcomes import QueryOutcome
 from pytest_chunkeval.scoring.quality import QualityReport
-from pytest_chunkeval.vocabulary import Relevant
 
 HOSTILE = "evil\n::error::x.py"  # a file name that would start a workflow command of its own if shown raw
 

@@ -40,7 +40,7 @@ LAYERS = ("core", "chunking/retrieval", "scoring", "evaluation", "results", "jud
 #: name that matches wins; "" is the package's own ``__init__`` (its public names) alone.
 LAYER_OF: dict[str, str] = {
     # the words and values everything shares; nothing here imports a layer above
-    "vocabulary": "core", "chunk": "core", "grid": "core", "corpus": "core", "golden": "core",
+    "vocabulary": "core", "ranking": "core", "chunk": "core", "grid": "core", "corpus": "core", "golden": "core",
     "safe_yaml": "core", "settings.setting": "core",
     # strategies cut files into chunks; the embedder and the tables index and search them
     "strategy": "chunking/retrieval", "discovery": "chunking/retrieval", "sources": "chunking/retrieval",
@@ -60,7 +60,7 @@ LAYER_OF: dict[str, str] = {
     # the entry points: the pytest plugin and its run, the settings made options, the commands, the public names
     "": "plugin/CLI", "__main__": "plugin/CLI", "plugin": "plugin/CLI", "items": "plugin/CLI",
     "session": "plugin/CLI", "run_state": "plugin/CLI", "session_outputs": "plugin/CLI",
-    "options": "plugin/CLI", "settings": "plugin/CLI", "fixtures": "plugin/CLI",
+    "options": "plugin/CLI", "flags": "plugin/CLI", "settings": "plugin/CLI", "fixtures": "plugin/CLI",
     "distributed": "plugin/CLI", "models": "plugin/CLI", "accepted": "plugin/CLI", "tolerated": "plugin/CLI",
     "base_ref": "plugin/CLI", "project": "plugin/CLI", "isolation": "plugin/CLI", "run_command": "plugin/CLI",
     "cli": "plugin/CLI", "verify": "plugin/CLI", "frontier.cli": "plugin/CLI", "calibrate": "plugin/CLI",

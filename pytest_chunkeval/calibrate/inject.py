@@ -31,9 +31,10 @@ import numpy as np
 
 from pytest_chunkeval.calibrate.sides import Table, paired_ids, query_result, rng, shell, side, table
 from pytest_chunkeval.judges.comparison import Policy, compare_run, judge
+from pytest_chunkeval.ranking import ChunkRef, Ranked, Relevant
 from pytest_chunkeval.results import SuiteResult
 from pytest_chunkeval.scoring.family import mde, per_test_alpha
-from pytest_chunkeval.scoring.metrics import ChunkRef, Ranked, Relevant, evaluate_query, file_grades
+from pytest_chunkeval.scoring.metrics import evaluate_query, file_grades
 
 KINDS = ("clean", "churn")
 GRID = 2000  # shares tried when solving for the size (0 < share <= 1)

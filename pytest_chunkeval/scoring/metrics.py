@@ -22,14 +22,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-# Relevant, Ranked and ChunkRef live in the vocabulary (golden data and results use them without the metrics);
-# they stay importable from here.
-from pytest_chunkeval.vocabulary import CHUNK, DEFAULT_K, FILE, ChunkRef, Ranked, Relevant, metric_keys
+from pytest_chunkeval.ranking import ChunkRef, Ranked, Relevant
+from pytest_chunkeval.vocabulary import CHUNK, DEFAULT_K, FILE, metric_keys
 
 __all__ = [
-    "Relevant",
-    "Ranked",
-    "ChunkRef",
     "sort_ranking",
     "overlaps",
     "chunk_grade",

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.golden import Query
+from pytest_chunkeval.ranking import ChunkRef, Ranked
 from pytest_chunkeval.retrieval.table_rows import Hit
 from pytest_chunkeval.scoring.line_metrics import evaluate_lines
 from pytest_chunkeval.scoring.metrics import evaluate_query, hit, sort_ranking
 from pytest_chunkeval.scoring.stats import summarize
-from pytest_chunkeval.vocabulary import EVAL_MODES, LINES, ChunkRef, Ranked
+from pytest_chunkeval.vocabulary import EVAL_MODES, LINES
 
 #: mode -> metric key -> {"mean", "ci_low", "ci_high", "n"}
 Aggregate = dict[str, dict[str, dict[str, float]]]
