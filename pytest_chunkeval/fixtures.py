@@ -9,18 +9,23 @@ when a test uses its fixture, never to register it (docs/benchmarks.md: a plain 
 """
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_chunkeval.options import StrategyFiles, strategy_files
+from pytest_chunkeval.flags import StrategyFiles, strategy_files
 
 if TYPE_CHECKING:
     from pytest_chunkeval.strategy import Registration
 
 #: sources.ENTRY_POINT_GROUP, without importing sources (tests/test_light_import.py checks they agree).
 ENTRY_POINT_GROUP = "pytest_chunkeval.strategies"
+#: The packages' strategies as a plain run last read them, in pytest's cache folder (``entry_point_strategies``).
+CACHE_KEY = "chunkeval/strategy-entry-points"
 
 
 def register_fixtures(config: pytest.Config, evaluating: bool) -> None:
@@ -47,7 +52,7 @@ def register_fixtures(config: pytest.Config, evaluating: bool) -> None:
     shipped = Shipped(files)
     # A module, not any object: pytest reads the fixtures of a plugin object from its type, of a module from itself.
     holder = ModuleType("chunkeval_shipped_strategies")
-    for name, described in shipped.described().items():
+    for name, described in shipped.described(config).items():
         if name not in own:
             setattr(holder, name, _fixture(shipped, name, described))
     if not config.pluginmanager.has_plugin("chunkeval-shipped-strategies"):
@@ -71,25 +76,53 @@ class Shipped:
                                                                       self.files.configs)).available
         return self._available
 
-    def described(self) -> dict[str, str]:
-        """name -> where it comes from, as sources.packaged describes it: the providing package's name and version
-        (the first by name, as packaged sorts them). Grammar strategies, or an entry point of no package, need
-        their registrations: built now, as they always were."""
+    def described(self, config: pytest.Config) -> dict[str, str]:
+        """name -> where it is defined: the entry point's object for a package's strategy (each of them, where two
+        packages ship the name), the registration's origin for the ini's grammars (whose registrations are built
+        now, as they always were). Not the providing package's name and version, as ``chunkeval list`` shows them:
+        reading those parses every providing package's METADATA, a cost to every plain pytest run."""
         if self.files.grammars or self.files.configs:
             return {name: reg.provider or reg.origin for name, reg in self.available().items()}
-        from importlib.metadata import entry_points
+        return entry_point_strategies(config)
 
-        providers: dict[str, str] = {}
-        packages: dict[int, str] = {}  # every dist.metadata parses its METADATA file again: once per package
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            dist = getattr(ep, "dist", None)
-            if dist is None:
-                return {name: reg.provider or reg.origin for name, reg in self.available().items()}
-            if id(dist) not in packages:
-                packages[id(dist)] = f"{dist.metadata['Name']} {dist.metadata['Version']}"
-            provider = packages[id(dist)]
-            providers[ep.name] = min(provider, providers.get(ep.name, provider))
-        return dict(sorted(providers.items()))
+
+def entry_point_strategies(config: pytest.Config) -> dict[str, str]:
+    """name -> ``module:object`` of every strategy an installed package ships (each, where two ship the name).
+
+    Finding them reads the entry points of every installed package (~5 ms in an environment of 180, paid by every
+    pytest run of the project), so the answer is kept in pytest's cache folder under the state it was read in:
+    sys.path's folders and their modification times, which change when a package is installed, upgraded or
+    removed (or when a file is added to the folder pytest runs in, often the first: it is on sys.path too). Without
+    the cache (``-p no:cacheprovider``) every run reads them.
+    """
+    state = _installed_state()
+    cache = getattr(config, "cache", None)
+    if cache is not None:
+        kept = cache.get(CACHE_KEY, None)
+        if isinstance(kept, dict) and kept.get("state") == state and isinstance(kept.get("strategies"), dict):
+            return dict(kept["strategies"])
+    from importlib.metadata import entry_points
+
+    found: dict[str, list[str]] = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, []).append(ep.value)
+    strategies = {name: " or ".join(sorted(values)) for name, values in sorted(found.items())}
+    if cache is not None:
+        with warnings.catch_warnings():  # a cache folder that cannot be written is pytest's to report, not ours
+            warnings.simplefilter("ignore")
+            cache.set(CACHE_KEY, {"state": state, "strategies": strategies})
+    return strategies
+
+
+def _installed_state() -> list[list[Any]]:
+    """Each existing sys.path entry with its modification time: what a package's install or removal changes."""
+    state: list[list[Any]] = []
+    for entry in sys.path:
+        try:
+            state.append([entry, os.stat(entry or ".").st_mtime_ns])
+        except OSError:
+            continue
+    return state
 
 
 def _fixture_names(module: Any) -> set[str]:

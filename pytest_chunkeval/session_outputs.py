@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 
-from pytest_chunkeval.options import output_only_flags, project
+from pytest_chunkeval.flags import output_only_flags, project
 
 if TYPE_CHECKING:
     from pytest_chunkeval.output.report import Summary

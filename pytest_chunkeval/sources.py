@@ -162,8 +162,7 @@ def packaged() -> list[Registration]:
     from importlib.metadata import entry_points
 
     found = []
-    # Every dist.name / dist.version parses the package's METADATA file again: read once per package, since every
-    # pytest run (with --chunkeval or not) registers the packaged strategies as fixtures.
+    # Every dist.name / dist.version parses the package's METADATA file again: read once per package.
     packages: dict[int, tuple[str, str]] = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         dist = getattr(ep, "dist", None)

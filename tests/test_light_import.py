@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from pytest_chunkeval.fixtures import CACHE_KEY
+
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("numpy", "yaml", "pyarrow", "lancedb", "torch")
 
@@ -44,3 +48,48 @@ def test_the_fixtures_read_the_strategies_entry_point_group() -> None:
     from pytest_chunkeval.sources import ENTRY_POINT_GROUP as GROUP
 
     assert GROUP == ENTRY_POINT_GROUP
+
+
+def test_a_plain_pytest_run_reads_no_option_beyond_its_own_and_loads_no_strategy(pytester: pytest.Pytester) -> None:
+    """The plugin's part of a run without ``--chunkeval``: the flags (flags.py), not the typed ``Options`` of an
+    evaluation (options.py), and the strategies' names, not their modules (sources.py imports every one)."""
+    pytester.makepyfile(test_plain=f"""
+        import sys
+
+        def test_plain():
+            assert "pytest_chunkeval.plugin" in sys.modules and "pytest_chunkeval.flags" in sys.modules
+            unwanted = ("pytest_chunkeval.options", "pytest_chunkeval.sources", *{HEAVY!r})
+            assert [m for m in unwanted if m in sys.modules] == []
+        """)
+    pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=1)
+
+
+def test_a_plain_run_keeps_the_strategy_names_in_pytests_cache_until_packages_change(tmp_path: Path) -> None:
+    """Reading every installed package's entry points costs each run milliseconds: the names are kept in pytest's
+    cache with the installed state they were read in, and read again when that state is another.
+
+    A plain subprocess, not pytester's: pytester makes a folder in the project for each run, and the project's
+    folder is on sys.path (the first run there reads the names again, as it should)."""
+    (tmp_path / "test_one.py").write_text("def test_one(ast):\n    assert ast.chunk('a.py', 'x = 1\\n')\n")
+
+    def pytest_run(*args: str) -> str:
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", *args], cwd=tmp_path,
+                              capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout
+
+    # Two runs: the first creates .pytest_cache in the project folder, which is on sys.path (its time changes).
+    for _ in range(2):
+        assert "1 passed" in pytest_run()
+    kept_file = tmp_path / ".pytest_cache" / "v" / CACHE_KEY
+    kept = json.loads(kept_file.read_text(encoding="utf-8"))
+    assert {"ast", "fixed_size", "file_level"} <= set(kept["strategies"])
+    # While the state is the one kept, the kept names are the fixtures: one only the cache holds is listed.
+    kept["strategies"]["only_in_the_cache"] = "nowhere:factory"
+    kept_file.write_text(json.dumps(kept), encoding="utf-8")
+    assert "only_in_the_cache [session scope]" in pytest_run("--fixtures")
+    # A package installed or removed changes a sys.path folder's time: the names are read again.
+    kept["state"][-1][1] += 1
+    kept_file.write_text(json.dumps(kept), encoding="utf-8")
+    listed = pytest_run("--fixtures")
+    assert "only_in_the_cache" not in listed and "ast [session scope]" in listed

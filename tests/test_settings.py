@@ -132,7 +132,7 @@ def test_a_flag_only_given_keeps_the_ini_folder_for_relative_paths(pytester: pyt
 
 
 def test_the_recording_command_leaves_out_what_the_table_marks_as_output_only() -> None:
-    from pytest_chunkeval.options import output_only_flags
+    from pytest_chunkeval.flags import output_only_flags
 
     flags = output_only_flags()
     assert flags["--chunkeval-base"] is True and flags["--chunkeval-accept-misses"] is False

@@ -8,17 +8,15 @@ knows nothing of pytest: ``options.py`` turns the declarations into pytest optio
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class Invalid(ValueError):
     """A value that cannot work, with the complete message a user sees (it names the setting as they wrote it)."""
 
 
-@dataclass(frozen=True)
-class Bad:
+class Bad(NamedTuple):
     """Why a value is wrong: what it must be, and the part of it that is not (shown with ``repr``)."""
 
     what: str
@@ -29,8 +27,7 @@ class Bad:
 Check = Callable[[Any], Bad | None]
 
 
-@dataclass(frozen=True)
-class Kind:
+class Kind(NamedTuple):
     """How a raw value (a command-line string, or the ini value as pytest's ini type returns it) becomes typed."""
 
     label: str  # what the docs' "value" column says
@@ -110,9 +107,11 @@ def each_one_of(choices: tuple[str, ...], extra: str = "", *, empty: bool = True
     return check
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One setting, declared once: everything else about it is made from this."""
+class Setting(NamedTuple):
+    """One setting, declared once: everything else about it is made from this.
+
+    A NamedTuple, as are ``Kind`` and ``Bad``: every pytest run builds the table (``pytest_addoption``), and defining
+    a dataclass costs it ~0.4 ms each (benchmarks/test_bench_plugin_import.py)."""
 
     name: str  # the Options field
     group: str  # a key of table.GROUPS: where the docs list it
