@@ -1,5 +1,5 @@
 """pytest hooks of pytest-chunkeval. Thin on purpose: each hook calls into options/session/items/report; no hook
-reads an option itself (options.py reads them all, from the settings table).
+reads an option itself (flags.py reads one, options.py all of them, from the settings table).
 
 Without ``--chunkeval`` the plugin only registers its options and the strategy fixtures; it collects nothing and
 imports nothing heavy.

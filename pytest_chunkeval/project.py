@@ -144,7 +144,7 @@ def _any_file(path: Path) -> Mapping[str, Any]:
 def typed(value: Any, ini_type: str | None) -> Any:
     """``value`` as written (an INI string, or a TOML value) converted as pytest converts ini values by type.
 
-    Errors end with ``: <value as written>``, the shape of pytest's own, which options.py quotes back to the user.
+    Errors end with ``: <value as written>``, the shape of pytest's own, which flags.py quotes back to the user.
     """
     if value is None:
         return None

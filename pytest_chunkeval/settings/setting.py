@@ -3,7 +3,8 @@ what a good value is, and how ``pytest --help`` and the docs describe it.
 
 Everything a setting needs is on its :class:`Setting`, so the flag, the ini entry, the ``Options`` value, the usage
 error and the docs' row are all made from one declaration (``settings/table.py``) and cannot drift apart. This module
-knows nothing of pytest: ``options.py`` turns the declarations into pytest options and reads them back.
+knows nothing of pytest: ``flags.py`` turns the declarations into pytest options and reads a value back, and
+``options.py`` reads them all into the typed ``Options``.
 """
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
 """Every pytest-chunkeval setting, declared once: the ``Options`` field, the flag, the ini key, the kind of value, the
 default, the check and the help text.
 
-From this table ``options.py`` makes the command-line flags and ini entries (``pytest --help``), reads a run's
-``Options`` (the command line over the ini file) and words its usage errors, and ``settings/markdown.py`` writes the
-options reference of ``docs/options.md``. A default written anywhere else is a second default that can drift: tests
-check that the ``Options`` fields and the library's own dataclass defaults agree with this table.
+From this table ``flags.py`` makes the command-line flags and ini entries (``pytest --help``) and reads a value (the
+command line over the ini file), ``options.py`` a run's typed ``Options`` and its usage errors, and
+``settings/markdown.py`` writes the options reference of ``docs/options.md``. A default written anywhere else is a
+second default that can drift: tests check that the ``Options`` fields and the library's own dataclass defaults agree
+with this table.
 """
 from __future__ import annotations
 
