@@ -34,11 +34,11 @@ def register_fixtures(config: pytest.Config, evaluating: bool) -> None:
     Without ``--chunkeval``, "strategies/" may well be another project's folder: only modules that use this
     package are imported, and an error in one is a warning, never an INTERNALERROR of someone else's test run.
     """
-    from pytest_chunkeval.discovery import load_strategy_modules
-
     files = strategy_files(config)
     modules = []
     if files.folder.is_dir():
+        from pytest_chunkeval.discovery import load_strategy_modules
+
         try:
             modules = load_strategy_modules(files.folder, only_using="pytest_chunkeval" if not evaluating else None)
         except ImportError as exc:

@@ -1,6 +1,6 @@
 """What a finished ``pytest --chunkeval`` run shows and writes, owned by one object registered as a plugin (as
 pytest's junitxml owns its XML file): the failed evaluation items it heard, the verdict, the report, every output
-file and the terminal summary. plugin.py's end-of-run hooks are one line each into it."""
+file and the terminal summary. run_hooks.py's end-of-run hooks are one line each into it."""
 from __future__ import annotations
 
 import os

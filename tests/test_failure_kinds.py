@@ -12,7 +12,7 @@ from _pytest.reports import pytest_report_to_serializable  # pytest's own hook, 
 from project_files import SHOP_CORPUS, SHOP_GOLDEN, name_suites, write_suite
 
 from pytest_chunkeval.items import NamedReport
-from pytest_chunkeval.plugin import pytest_report_from_serializable
+from pytest_chunkeval.run_hooks import pytest_report_from_serializable
 
 # In-process pytester runs restore sys.modules afterwards; LanceDB's native module panics when imported twice and
 # torch is slow to re-import, so both are imported above, outside the inner runs, and stay loaded.

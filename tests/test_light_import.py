@@ -34,14 +34,6 @@ def test_the_check_sees_a_heavy_import() -> None:
     assert "numpy" in loaded_after("import pytest_chunkeval.retrieval.embed")
 
 
-def test_the_plugin_recognises_xdist_reports_by_the_report_class_name() -> None:
-    """plugin.py compares xdist's ``$report_type`` with a string, so as not to import items on every report."""
-    from pytest_chunkeval.items import NamedReport
-    from pytest_chunkeval.plugin import REPORT_TYPE
-
-    assert NamedReport.__name__ == REPORT_TYPE
-
-
 def test_the_fixtures_read_the_strategies_entry_point_group() -> None:
     """fixtures.py names the group itself, so as not to import sources (and every strategy) on every run."""
     from pytest_chunkeval.fixtures import ENTRY_POINT_GROUP
@@ -58,7 +50,7 @@ def test_a_plain_pytest_run_reads_no_option_beyond_its_own_and_loads_no_strategy
 
         def test_plain():
             assert "pytest_chunkeval.plugin" in sys.modules and "pytest_chunkeval.flags" in sys.modules
-            unwanted = ("pytest_chunkeval.options", "pytest_chunkeval.sources", *{HEAVY!r})
+            unwanted = ("pytest_chunkeval.options", "pytest_chunkeval.run_hooks", "pytest_chunkeval.sources", *{HEAVY!r})
             assert [m for m in unwanted if m in sys.modules] == []
         """)
     pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=1)

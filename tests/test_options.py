@@ -50,6 +50,16 @@ def test_a_wrong_setting_is_one_usage_error_naming_it(pytester: pytest.Pytester,
     assert "not reached" not in result.stderr.str()
 
 
+def test_clean_without_an_evaluation_is_a_usage_error_before_collection(pytester: pytest.Pytester) -> None:
+    """--chunkeval-clean alone cleans nothing: said once, up front (and not for --collect-only, which runs nothing)."""
+    pytester.makepyfile(test_never="def test_never():\n    raise AssertionError('collected')\n")
+    result = pytester.runpytest("--chunkeval-clean", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --chunkeval-clean cleans the index before an evaluation: add --chunkeval"])
+    assert "collected" not in result.stdout.str()
+    pytester.runpytest("--chunkeval-clean", "--collect-only", "-p", "no:cacheprovider").assert_outcomes()
+
+
 def test_numeric_ini_values_are_typed_in_help(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--help")
     result.stdout.fnmatch_lines(["*chunkeval_k (int):*", "*chunkeval_gate_ndcg_gain (float):*"])

@@ -59,7 +59,7 @@ LAYER_OF: dict[str, str] = {
     "output": "output", "frontier": "output",
     # the entry points: the pytest plugin and its run, the settings made options, the commands, the public names
     "": "plugin/CLI", "__main__": "plugin/CLI", "plugin": "plugin/CLI", "items": "plugin/CLI",
-    "session": "plugin/CLI", "run_state": "plugin/CLI", "session_outputs": "plugin/CLI",
+    "session": "plugin/CLI", "run_state": "plugin/CLI", "session_outputs": "plugin/CLI", "run_hooks": "plugin/CLI",
     "options": "plugin/CLI", "flags": "plugin/CLI", "settings": "plugin/CLI", "fixtures": "plugin/CLI",
     "distributed": "plugin/CLI", "models": "plugin/CLI", "accepted": "plugin/CLI", "tolerated": "plugin/CLI",
     "base_ref": "plugin/CLI", "project": "plugin/CLI", "isolation": "plugin/CLI", "run_command": "plugin/CLI",
