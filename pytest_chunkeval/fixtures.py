@@ -134,7 +134,11 @@ def _fixture_names(module: Any) -> set[str]:
 
 def _fixture(shipped: Shipped, name: str, described: str) -> Any:
     def build() -> Any:
-        return shipped.available()[name].factory()
+        available = shipped.available()
+        if name not in available:  # the kept names outlived a package (entry_point_strategies)
+            pytest.fail(f"no installed package provides the strategy {name} any more ({described}): pytest's cache "
+                        "kept its name; run pytest once with --cache-clear", pytrace=False)
+        return available[name].factory()
 
     build.__name__ = name
     build.__doc__ = f"The strategy {name} ({described})."

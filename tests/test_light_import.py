@@ -63,6 +63,7 @@ def test_a_plain_run_keeps_the_strategy_names_in_pytests_cache_until_packages_ch
     A plain subprocess, not pytester's: pytester makes a folder in the project for each run, and the project's
     folder is on sys.path (the first run there reads the names again, as it should)."""
     (tmp_path / "test_one.py").write_text("def test_one(ast):\n    assert ast.chunk('a.py', 'x = 1\\n')\n")
+    (tmp_path / "later").mkdir()  # a test written in it later leaves the project folder's time as it is
 
     def pytest_run(*args: str) -> str:
         proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", *args], cwd=tmp_path,
@@ -80,6 +81,11 @@ def test_a_plain_run_keeps_the_strategy_names_in_pytests_cache_until_packages_ch
     kept["strategies"]["only_in_the_cache"] = "nowhere:factory"
     kept_file.write_text(json.dumps(kept), encoding="utf-8")
     assert "only_in_the_cache [session scope]" in pytest_run("--fixtures")
+    # A kept name no package provides (a package removed without a folder's time changing): its test says so.
+    (tmp_path / "later" / "test_gone.py").write_text("def test_gone(only_in_the_cache):\n    pass\n")
+    gone = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:randomly", "later"], cwd=tmp_path,
+                          capture_output=True, text=True, check=False).stdout
+    assert "no installed package provides the strategy only_in_the_cache any more" in gone and "1 error" in gone
     # A package installed or removed changes a sys.path folder's time: the names are read again.
     kept["state"][-1][1] += 1
     kept_file.write_text(json.dumps(kept), encoding="utf-8")
