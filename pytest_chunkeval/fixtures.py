@@ -4,8 +4,9 @@ A project's strategy files register theirs through ``@strategy`` (their modules 
 strategies and the ini's grammar strategies get a fixture each from one small plugin object, unless a project file
 of the same name replaces them (a project's fixture of that name is then the one a test gets, as in an evaluation).
 
-Every pytest run registers them, so the names come from the entry points' metadata: a strategy's module is imported
-when a test uses its fixture, never to register it (docs/benchmarks.md: a plain run's cost of the plugin).
+Every pytest run registers them, so the names come from the entry points (kept in pytest's cache between runs): a
+strategy's module is imported when a test uses its fixture, never to register it (docs/benchmarks.md: the plugin in
+a plain pytest run).
 """
 from __future__ import annotations
 
