@@ -51,7 +51,10 @@ def _plain(config: pytest.Config) -> None:
 
 def _start(config: pytest.Config) -> None:
     """A --chunkeval run: its options and state, checked up front, and the plugins of its hooks and outputs."""
-    from pytest_chunkeval import run_hooks
+    # Not `from pytest_chunkeval import run_hooks`: that reads the package's attribute, which can outlive the module
+    # (pytester's in-process runs take modules out of sys.modules after each run, not off the package): a stale
+    # run_hooks would read the run's state under a StashKey of an older run_state (KeyError on a second run).
+    import pytest_chunkeval.run_hooks as run_hooks
     from pytest_chunkeval.fixtures import register_fixtures
     from pytest_chunkeval.items import NamedReport
     from pytest_chunkeval.options import read_options

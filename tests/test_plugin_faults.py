@@ -142,3 +142,27 @@ def test_under_xdist_the_controller_writes_one_report_equal_to_the_serial_one(pr
     assert [list(x["strategies"]) for x in a["suites"].values()] == [list(x["strategies"]) for x in b["suites"].values()]
     assert (project.path / "summary.md").is_file()
     assert not (project.path / ".chunkeval" / "chunkeval-report.json").exists()  # no worker wrote its own
+
+
+def test_in_process_runs_one_after_another_each_find_their_state(pytester: pytest.Pytester) -> None:
+    """A user's own plugin tests run ``pytester.runpytest("--chunkeval")`` in-process, several times: pytester takes
+    the modules each run imported out of sys.modules afterwards, and the next run must not mix the old ones with new
+    ones (a stale run_hooks read the state under another run's StashKey: INTERNALERROR on the second run).
+
+    In a child pytest, so that no test of this suite that ran before has imported those modules for good."""
+    pytester.makepyfile(test_twice='''
+        import numpy  # noqa: F401  (imported for good, as tests/conftest.py does: numpy loads once per process)
+
+        pytest_plugins = ["pytester"]
+
+        def test_twice(pytester):
+            pytester.makefile(".py", **{"corpus/a": "def add(a, b):\\n    return a + b\\n"})
+            pytester.makefile(".yaml", **{"golden/tiny/queries": (
+                "corpus: ../../corpus\\nqueries:\\n  - id: add\\n    query: add two numbers\\n"
+                "    relevant:\\n      - path: a.py\\n")})
+            for _ in range(2):
+                result = pytester.runpytest("--chunkeval", "--collect-only", "-q", "-p", "no:cacheprovider")
+                assert result.ret == 0, result.stdout.str() + result.stderr.str()
+                result.stdout.fnmatch_lines(["*queries.yaml::*add*"])
+        ''')
+    pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist").assert_outcomes(passed=1)
