@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from pytest_chunkeval.distributed import PAYLOAD_KEY, is_worker
-from pytest_chunkeval.flags import cleaning, project
 from pytest_chunkeval.items import ComparisonItem, EvalItem, GoldenFile, NamedReport
 from pytest_chunkeval.run_state import STATE_KEY
 from pytest_chunkeval.session import ChunkevalState
@@ -58,23 +57,18 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if state.options.project is not None:
         # An isolated run collects the suites and nothing else: the folders on the way to one, and the suite files.
         return not any(path == suite or path in suite.parents for suite in state.catalog.suite_paths())
-    if _evaluation_only(config) and path.suffix == ".py":
-        # `-m chunkeval` selects only this plugin's items, which no Python module holds: importing the project's
-        # test modules would cost seconds (some import torch) for items that are all deselected anyway.
+    if (config.option.markexpr or "").strip() == "chunkeval" and path.suffix == ".py":
+        # `-m chunkeval` (as `make eval` runs it) selects only this plugin's items, which no Python module holds:
+        # importing the project's test modules would cost seconds (some import torch) for items all deselected.
         return True
     return None
 
 
-def _evaluation_only(config: pytest.Config) -> bool:
-    """The run selects the evaluation's items alone (``-m chunkeval``, as ``make eval`` runs it, or isolated)."""
-    return (config.option.markexpr or "").strip() == "chunkeval" or project(config) is not None
-
-
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    catalog = _state(parent.config).catalog
-    if file_path.resolve() not in catalog.suite_paths():
+    catalog, suite = _state(parent.config).catalog, file_path.resolve()
+    if suite not in catalog.suite_paths():
         return None
-    catalog.collected_suites.add(file_path.resolve())
+    catalog.collected_suites.add(suite)
     return GoldenFile.from_parent(parent, path=file_path)
 
 
@@ -126,7 +120,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def _clean_index(session: pytest.Session, state: ChunkevalState) -> None:
     """--chunkeval-clean: once per run (the xdist controller, never a worker), before anything is evaluated."""
-    if not cleaning(session.config) or session.config.option.collectonly or is_worker(session.config):
+    if not state.options.clean or session.config.option.collectonly or is_worker(session.config):
         return
     from pytest_chunkeval.retrieval.index import IndexStore
 

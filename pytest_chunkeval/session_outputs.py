@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 
-from pytest_chunkeval.flags import output_only_flags, project
+from pytest_chunkeval.flags import output_only_flags
 
 if TYPE_CHECKING:
     from pytest_chunkeval.output.report import Summary
@@ -117,7 +117,7 @@ class SessionOutputs:
         """This run's own command line with ``--chunkeval-accept-misses``: records misses for the same suites,
         strategies and settings (``chunkeval run ...`` for an isolated run, as the user typed it)."""
         args = list(self.config.invocation_params.args)
-        if project(self.config) is not None:
+        if self.state.options.project is not None:
             from pytest_chunkeval.isolation import user_args
 
             return shlex.join(["chunkeval", "run", *recording_args(user_args(args)), "--chunkeval-accept-misses"])
