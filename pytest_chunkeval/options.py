@@ -50,6 +50,7 @@ class Options:
     golden_paths: list[Path] = _default("golden_paths")
     strategy_names: list[str] = _default("strategy_names")  # the strategies to run (empty: every one known)
     strategies_dir: Path = _default("strategies_dir")
+    misses: str = _default("misses")  # without a base: "report" misses against the record, or "fail" each one
     gate_grid: bool = _default("gate_grid")  # a grid point's misses fail (a sweep measures by default)
     grammars: list[Path] = _default("grammars")  # Lark grammars -> ebnf_metadata, ebnf_full
     grammar_configs: list[Path] = _default("grammar_configs")  # JSON configs -> grammar_definition, grammar_blocks

@@ -15,7 +15,7 @@ from pytest_chunkeval.run_state.catalog import Catalog
 from pytest_chunkeval.run_state.exchange import WorkerExchange
 from pytest_chunkeval.run_state.head_side import HeadSide
 from pytest_chunkeval.run_state.judgements import Judgements
-from pytest_chunkeval.run_state.ledger import MissLedger
+from pytest_chunkeval.run_state.ledger import Drift, MissLedger
 
 if TYPE_CHECKING:
     from pytest_chunkeval.accepted import AcceptedMisses
@@ -159,8 +159,12 @@ class ChunkevalState:
 
     # -- accepted misses, over every model ------------------------------------------------------------------------
     def unrecorded_misses(self) -> int:
-        """Misses this run that a record holds against and does not list (each failed its query item)."""
+        """Misses this run that a record holds against and does not list."""
         return sum(state.ledger.unrecorded() for state in self.model_states())
+
+    def record_drift(self) -> list[Drift]:
+        """Every row's outcomes against the record that holds them, over every model."""
+        return [d for state in self.model_states() for d in state.ledger.drift(state.node_label)]
 
     def unheld_misses(self) -> dict[Path, dict[str, list[str]]]:
         """Misses under settings no record holds yet (a new suite): suite -> row label -> query ids, in run order.

@@ -62,7 +62,7 @@ class SessionOutputs:
         if summary is None:
             return
         failures = [Failure(item.nodeid, item.kind, item.first_line) for item in self.failed_items]
-        summary.verdict = judge(summary, failures, accept=self.accept_command())
+        summary.verdict = judge(summary, failures, accept=self.accept_command(), notes=self._miss_notes())
         self.summary = summary  # the verdict is printed whatever happens to the files below
         # Only a run that went through writes the report, Markdown, chart and accepted misses; an interrupted or
         # broken one leaves the earlier report as it was and writes what it has beside it, marked incomplete.
@@ -72,6 +72,15 @@ class SessionOutputs:
         self.frontier_text, self.write_errors = written.frontier_text, written.errors
         if written.errors and session.exitstatus == pytest.ExitCode.OK:  # a lost report is no passing run
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _miss_notes(self) -> list[str]:
+        from pytest_chunkeval.output.misses import drift_note
+
+        state = self.state
+        if state.base.comparing:
+            return []
+        note = drift_note(state.record_drift(), self.accept_command(), strict=state.options.misses == "fail")
+        return [note] if note else []
 
     def terminal_summary(self, terminal: pytest.TerminalReporter) -> None:
         """The summary table, the frontier, where the files went, and what to do about misses."""
@@ -98,15 +107,16 @@ class SessionOutputs:
                 terminal.write_line(line)
 
     def _miss_lines(self, terminal: pytest.TerminalReporter) -> None:
-        from pytest_chunkeval.output.misses import unheld_lines
+        from pytest_chunkeval.output.misses import drift_lines, unheld_lines
 
         state = self.state
-        missed = state.unrecorded_misses()
-        if missed:
-            terminal.write_line(
-                f"{missed} query items missed and are not recorded as accepted misses; if these misses are the "
-                "baseline to hold (a new suite, an intended change), record them with --chunkeval-accept-misses"
-            )
+        if state.base.comparing:
+            terminal.write_line("missed queries are xfailed as evidence: the comparison weighs the queries lost "
+                                "against those gained (its hits column; the Markdown lists them), and decides")
+        else:
+            for line in drift_lines(state.record_drift(), state.options.rootdir, self.accept_command(),
+                                    strict=state.options.misses == "fail"):
+                terminal.write_line(line)
         for record in state.ledger.records.values():
             if state.options.accept_misses:
                 terminal.write_line(f"accepted misses: {record.path}")

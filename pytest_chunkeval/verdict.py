@@ -13,6 +13,7 @@ pytest-xdist), so an item's id or message can change without moving its failures
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -69,9 +70,10 @@ _ORDER = ("regression", "size", "warnings", "build", "miss", "fixed", "fallback"
 
 
 def judge(summary: Summary | None, failures: list[Failure], accept: str = "pytest --chunkeval "
-          "--chunkeval-accept-misses") -> Verdict:
+          "--chunkeval-accept-misses", notes: Sequence[str] = ()) -> Verdict:
     """The verdict of a run: ``failures`` are its failed evaluation items; ``summary`` gives the comparison's and
-    the results' details (None when nothing was evaluated). ``accept`` is the command that records misses."""
+    the results' details (None when nothing was evaluated). ``accept`` is the command that records misses;
+    ``notes`` are the run's own (a drifted record), said after the comparison's."""
     grouped: dict[FailureKind, list[str]] = {}
     for f in failures:
         if f.kind == "comparison":
@@ -91,6 +93,7 @@ def judge(summary: Summary | None, failures: list[Failure], accept: str = "pytes
         verdict.reasons.append(Reason(_TITLES["other"], tuple(f.nodeid for f in failures), _SETTLE["other"]))
     if summary is not None:
         verdict.notes = _notes(summary)
+    verdict.notes += list(notes)
     return verdict
 
 
@@ -110,6 +113,12 @@ def _comparison_reasons(summary: Summary, failed_at: set[str]) -> dict[str, Reas
                         if d.p_adjusted is not None else ""
                     regressions.append(f"{key}::{label}: {d.metric} ({d.mode}) {d.base:.3f} → {d.head:.3f} "
                                        f"({d.delta:+.3f}, p={d.p_value:.3f}{adj})")
+            h = c.hits
+            if h is not None and h.regressed:
+                adj = f", adjusted p={h.p_adjusted:.3f} ({method}, family of {summary.family_size})" \
+                    if h.p_adjusted is not None else ""
+                regressions.append(f"{key}::{label}: {h.lost} queries lost, {h.gained} gained of {h.paired} "
+                                   f"(net {-h.net:+.1%}, exact McNemar p={h.p_value:.3f}{adj})")
             if c.size_regressed:
                 growth.append(f"{key}::{label}: index {c.base_size:.0f} → {c.head_size:.0f} ({c.size_change:+.0%})")
             if c.fail_on_new_warnings and c.new_warnings:
@@ -149,8 +158,8 @@ def _sweep_notes(summary: Summary) -> list[str]:
             missed = sum(r.misses for r in points)
             where = f"{suite_key} ({mode})" if len(summary.modes) > 1 else suite_key
             notes.append(f"sweep on {where}: {len(points)} grid points measured{best}; {missed} misses at grid points "
-                         "reported, not failed (--chunkeval-gate-grid fails them; --chunkeval-frontier weighs "
-                         "quality against cost)")
+                         "reported, not failed (--chunkeval-gate-grid holds them against the record; "
+                         "--chunkeval-frontier weighs quality against cost)")
     return notes
 
 

@@ -77,7 +77,7 @@ def test_sign_flip_nulls_stay_within_alpha_with_holm_and_pair_every_strategy_wit
                                                 .items() if m in ("ndcg@10", "recall@10")}
     assert p.scopes == ["a.yaml"] and p.changed("a.yaml") == 6
     (rates,) = sign_flips(p, Policy(k=K), ["holm", "none"], range(150), seed=1)
-    assert rates.runs == 150 and rates.family == 12  # every strategy changed: two gating tests each
+    assert rates.runs == 150 and rates.family == 18  # every strategy changed: NDCG, R and the hit test each
     # Holm keeps the whole run at alpha; three standard errors of a share of 0.05 over 150 runs is 0.053.
     assert rates.rate("holm") <= 0.05 + 0.053
     assert rates.rate("none") >= rates.rate("holm")
@@ -87,7 +87,7 @@ def test_without_a_correction_a_large_family_fails_far_more_often_than_alpha() -
     """The test that fails if the simulation did not exercise the family: 20 changed strategies, 40 tests."""
     suite = make_suite("big.yaml", strategies=20, queries=14, seed=3)
     (rates,) = sign_flips(plan({suite.key: suite}, K), Policy(k=K), ["holm", "none"], range(60), seed=2)
-    assert rates.family == 40
+    assert rates.family == 60
     assert rates.rate("none") > 0.3  # about 1 - 0.95 ** (independent tests among the 40)
     assert rates.rate("holm") <= 0.15
 
@@ -108,7 +108,7 @@ def test_several_suites_are_one_family_and_each_suite_alone_is_a_scope() -> None
     p = plan({a.key: a, b.key: b}, K)
     rates = {r.scope: r for r in sign_flips(p, Policy(k=K), ["holm"], range(5), seed=0)}
     assert set(rates) == {ALL, "a.yaml", "b.yaml"}
-    assert (rates[ALL].family, rates["a.yaml"].family, rates["b.yaml"].family) == (10, 6, 4)
+    assert (rates[ALL].family, rates["a.yaml"].family, rates["b.yaml"].family) == (15, 9, 6)
 
 
 def test_a_suite_with_one_strategy_has_no_null_pair() -> None:
@@ -121,7 +121,7 @@ def test_a_report_without_query_sets_still_pairs_its_queries_but_injects_nothing
     suite.queries = {}
     bases, heads = flipped_sides(plan({suite.key: suite}, K), np.random.default_rng(0))
     comparisons, family = comparison.compare_run(dict(bases), heads, Policy(k=K))
-    assert family == 6 and {c.paired for c in comparisons["old.yaml"].strategies.values()} == {20}
+    assert family == 9 and {c.paired for c in comparisons["old.yaml"].strategies.values()} == {20}
     assert targets(suite, K, "clean") == []
 
 
@@ -192,7 +192,11 @@ def test_detection_is_the_same_for_a_seed_however_it_is_split() -> None:
 
 def test_detection_runs_the_real_decision(monkeypatch: pytest.MonkeyPatch) -> None:
     target = targets(make_suite("a.yaml", 2, 40, seed=8), K, "clean")[0]
-    monkeypatch.setattr(comparison, "paired_test", lambda a, b, **kw: 1.0)  # no fall is ever significant
+    monkeypatch.setattr(comparison, "paired_test", lambda a, b, **kw: 1.0)  # no metric's fall is significant
+    alone = detect(target, Policy(k=K), ["holm"], 4.0, range(5), seed=0)
+    assert alone.by_ndcg == {"holm": 0} and alone.detected == alone.by_hits  # what is caught, the hit test caught
+    assert alone.by_hits["holm"] > 0  # it loses whole queries: the hit test sees them
+    monkeypatch.setattr(comparison, "hits_test", lambda lost, gained: 1.0)  # nor the hit test's
     assert detect(target, Policy(k=K), ["holm"], 4.0, range(5), seed=0).detected == {"holm": 0}
 
 
@@ -210,7 +214,7 @@ def test_the_command_prints_both_tables_and_writes_every_figure(tmp_path: Path,
     doc = json.loads(out.read_text())
     assert set(doc) >= {"settings", "false_alarms", "detection", "detection_per_strategy"}
     first = doc["false_alarms"][0]
-    assert first["scope"] == ALL and first["tests"] == 10 and first["holm"]["runs"] == 10
+    assert first["scope"] == ALL and first["tests"] == 15 and first["holm"]["runs"] == 10
     assert set(first) >= {"holm", "bh", "none"} and len(first["holm"]["ci95"]) == 2
     assert doc["settings"]["mismatches"] == 0
     # 5 strategies x 2 kinds x 3 sizes

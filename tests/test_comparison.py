@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from comparison_results import CHUNKS, compared_summary, result, spec, suite
 
 from pytest_chunkeval.judges.comparison import Policy, comparison_dict, judged
@@ -11,6 +12,7 @@ from pytest_chunkeval.output.report import build_report
 from pytest_chunkeval.output.tables import comparison_table, render_text
 from pytest_chunkeval.results import (
     ChunkSpan,
+    SuiteResult,
     suites_from_report,
 )
 
@@ -165,7 +167,7 @@ def test_the_base_rank_of_a_miss_is_said_only_for_the_same_question(tmp_path) ->
 
 
 def test_the_gating_tests_of_every_changed_strategy_are_one_family() -> None:
-    """Each strategy's fall alone is significant at 0.05; decided as one family (Holm over 2 strategies x 2 gating
+    """Each strategy's fall alone is significant at 0.05; decided as one family (Holm over 2 strategies x 3 gating
     metrics) neither is, unless the correction is off. Unchanged strategies are outside the family."""
     specs = [spec(f"q{i}") for i in range(12)]
     base_scores = {q.id: 1.0 for q in specs}
@@ -180,8 +182,59 @@ def test_the_gating_tests_of_every_changed_strategy_are_one_family() -> None:
     assert p < 0.05 and raw["a"].failed and raw["b"].failed  # alone: significant
     holm = judged(base, head, Policy()).strategies
     d = holm["a"].delta("file", "ndcg@10")
-    assert d.p_adjusted == min(1.0, 4 * p) and d.p_adjusted > 0.05 and not holm["a"].failed
+    # 2 strategies x 3 tests (file-mode NDCG, R and the hit test: 6 lost, none gained, exact p = 2/64 too)
+    assert holm["a"].hits is not None and holm["a"].hits.p_value == p
+    assert d.p_adjusted == min(1.0, 6 * p) and d.p_adjusted > 0.05 and not holm["a"].failed
     assert holm["same"].status == "unchanged" and holm["same"].delta("file", "ndcg@10").p_adjusted is None
     mrr = holm["a"].delta("file", "mrr@10")
     assert not mrr.gating and mrr.p_adjusted is None and not mrr.regressed  # informs, never fails
     assert d.mde is not None and d.mde > 0.01 and d.queries_for_tolerance and d.queries_for_tolerance > 12
+
+
+# -- the per-query hit test --------------------------------------------------------------------------------------
+
+
+def _hits_case(n: int, lost: int = 0, gained: int = 0) -> tuple[SuiteResult, SuiteResult]:
+    """``n`` queries whose metrics never move (0.5 on both sides); ``lost`` queries hit on base only, ``gained`` on
+    head only, the rest hit on both: what the metric tests cannot see and the hit test can."""
+    specs = [spec(f"q{i}") for i in range(n)]
+    scores = {q.id: 0.5 for q in specs}
+    base_miss = {f"q{i}": None for i in range(lost, lost + gained)}
+    head_miss = {f"q{i}": None for i in range(lost)}
+    base = suite(specs, result("ast", scores, CHUNKS, digest="x", hits=base_miss))
+    head = suite(specs, result("ast", scores, CHUNKS, digest="y", hits=head_miss))
+    return base, head
+
+
+def test_whole_queries_lost_fail_through_the_hit_test_even_when_no_mean_moves() -> None:
+    base, head = _hits_case(60, lost=12)
+    c = judged(base, head, Policy()).strategies["ast"]
+    assert all(not d.regressed for d in c.deltas) and c.delta("file", "ndcg@10").p_value == 1.0
+    h = c.hits
+    assert h is not None and (h.lost, h.gained, h.paired) == (12, 0, 60) and h.p_value == 2 * 0.5**12
+    assert h.p_adjusted == min(1.0, 3 * h.p_value)  # one family: NDCG, R and the hit test
+    assert h.regressed and c.failed and c.verdict == "worse"
+    assert any("12 queries lost, 0 gained of 60" in p for p in c.problems())
+    assert comparison_dict(judged(base, head, Policy()))["strategies"]["ast"]["hits"]["regressed"] is True
+
+
+def test_gained_queries_never_fail_and_churn_is_evidence_not_a_failure() -> None:
+    gain = judged(*_hits_case(60, gained=12), Policy()).strategies["ast"]
+    assert gain.hits is not None and gain.hits.p_value < 0.001 and not gain.hits.regressed and not gain.failed
+    churn = judged(*_hits_case(90, lost=5, gained=3), Policy()).strategies["ast"]
+    assert churn.hits is not None and churn.hits.fell and churn.hits.p_value == pytest.approx(0.7265625)
+    assert not churn.failed and churn.verdict == "ok"
+
+
+def test_the_hit_test_allows_a_net_loss_up_to_the_tolerance() -> None:
+    """8 lost of 1000 is significant (p = 0.008) but a net 0.8 %, under the 1 % tolerance; 2 % fails."""
+    under = judged(*_hits_case(1000, lost=8), Policy()).strategies["ast"]
+    assert under.hits is not None and under.hits.p_value < 0.01 and not under.hits.fell and not under.failed
+    assert judged(*_hits_case(1000, lost=8), Policy(tolerance=0.005)).strategies["ast"].failed
+    assert not judged(*_hits_case(1000, lost=8), Policy(alpha=0.001)).strategies["ast"].failed
+
+
+def test_an_unchanged_strategy_has_no_hit_test_and_adds_nothing_to_the_family() -> None:
+    base, _ = _hits_case(20)
+    cmp = judged(base, base, Policy())
+    assert cmp.strategies["ast"].status == "unchanged" and cmp.strategies["ast"].hits is None

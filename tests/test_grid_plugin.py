@@ -104,7 +104,7 @@ def test_a_point_reads_its_strategys_accepted_misses_until_it_has_its_own(grid_p
     # is a stale entry ("fixed"); for the others it is the strategy's record, not made for them.
     own = "windows[size=4000,overlap=0]"
     path.write_text(yaml.safe_dump({settings: {"windows": ["password-hash"], own: ["password-hash"]}}))
-    result = run_vector(grid_project, "-v", "--chunkeval-gate-grid")
+    result = run_vector(grid_project, "-v", "--chunkeval-gate-grid", "-o", "chunkeval_misses=fail")  # strict record
     out = result.stdout.str()
     assert f"{own}::password-hash FAILED" in out
     for point in POINTS:
@@ -135,5 +135,8 @@ def test_a_sweeps_points_are_measured_not_failed_unless_gated(grid_project: pyte
     assert "VERDICT: PASS" in out
 
     gated = run_vector(grid_project, "-o", "chunkeval_k=1", "--chunkeval-gate-grid")
-    assert gated.ret == 1
-    assert "queries missed that the accepted-misses record does not list" in gated.stdout.str()
+    assert gated.ret == 0  # held against the record as a strategy is: reported, not failed
+    assert f"{total} queries missed that the accepted-misses record does not list" in gated.stdout.str()
+    strict = run_vector(grid_project, "-o", "chunkeval_k=1", "--chunkeval-gate-grid", "-o", "chunkeval_misses=fail")
+    assert strict.ret == 1
+    assert "queries missed that the accepted-misses record does not list" in strict.stdout.str()

@@ -143,8 +143,9 @@ def test_a_failed_comparison_says_its_rule_its_problems_and_what_was_lost() -> N
     text = messages.comparison_failure(cmp, against="base main", k=10, tolerance=0.02, alpha=0.05, correction="holm",
                                        family_size=2, size_increase=0.1)
     assert text.splitlines() == [
-        "ast got worse than on base main (12 paired queries; a fall of file-mode NDCG or R counts past 0.02 with a "
-        "paired p below 0.05 after holm adjustment across the run's 2 gating tests; index growth of 10% fails):",
+        "ast got worse than on base main (12 paired queries; a fall of file-mode NDCG or R, or a net share of queries "
+        "lost (lost minus gained), counts past 0.02 with a paired p below 0.05 after holm adjustment across the "
+        "run's 2 gating tests; index growth of 10% fails):",
         *(f"  {p}" for p in cmp.problems()),
         "lost queries (a relevant chunk in the top 10 on base, none on head):",
         "  q2: rank 1 -> none — where is\\nq2",  # the query's text escaped: it never starts a log line of its own

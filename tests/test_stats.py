@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_chunkeval.scoring.stats import bootstrap_ci, paired_test, summarize
 
@@ -104,3 +106,27 @@ def test_small_samples_are_enumerated_exactly():
     # Three equal positive differences: only all-plus and all-minus are as extreme, p = 2 / 8.
     assert paired_test([1, 1, 1], [0, 0, 0]) == 0.25
     assert not math.isnan(paired_test([1.0], [0.0]))
+
+
+# -- the per-query hit test (exact McNemar) ------------------------------------------------------------------------
+
+
+@settings(deadline=None)  # the first example imports scipy
+@given(st.integers(0, 60), st.integers(0, 60))
+def test_the_hit_test_is_scipys_exact_two_sided_binomial_test(lost: int, gained: int) -> None:
+    """An independent implementation as the oracle: scipy's exact binomial test at p = 1/2 on the discordant pairs
+    (what McNemar's exact test is); no discordant pair is no evidence (1.0)."""
+    from scipy.stats import binomtest
+
+    from pytest_chunkeval.scoring.stats import hits_test
+
+    expected = binomtest(lost, lost + gained, 0.5).pvalue if lost + gained else 1.0
+    assert hits_test(lost, gained) == pytest.approx(expected, rel=1e-9, abs=1e-15)
+    assert hits_test(lost, gained) == hits_test(gained, lost)  # two-sided: the direction is the tolerance's job
+
+
+def test_the_hit_test_refuses_negative_counts() -> None:
+    from pytest_chunkeval.scoring.stats import hits_test
+
+    with pytest.raises(ValueError, match="non-negative"):
+        hits_test(-1, 3)

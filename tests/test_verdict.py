@@ -90,7 +90,8 @@ def test_every_renderer_says_the_verdict_first() -> None:
     assert markdown(summary.verdict, summary)[0] == "## Verdict: ❌ FAIL — 1 reason"
     text = summary_text(summary)
     assert text.lstrip().startswith("VERDICT: FAIL (head vs base main (0123456789)")
-    assert text_lines(summary.verdict, summary)[1] == "  regressions against the base (2):"  # NDCG and R
+    # NDCG, R and the hit test (12 queries lost, none gained)
+    assert text_lines(summary.verdict, summary)[1] == "  regressions against the base (3):"
     report = build_report(summary, Path("."))
     assert report["verdict"]["passed"] is False and report["verdict"]["reasons"][0]["lines"]
 

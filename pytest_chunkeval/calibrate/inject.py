@@ -33,8 +33,8 @@ from pytest_chunkeval.calibrate.sides import Table, paired_ids, query_result, rn
 from pytest_chunkeval.judges.comparison import Policy, compare_run, judge
 from pytest_chunkeval.ranking import ChunkRef, Ranked, Relevant
 from pytest_chunkeval.results import SuiteResult
-from pytest_chunkeval.scoring.family import mde, per_test_alpha
-from pytest_chunkeval.scoring.metrics import evaluate_query, file_grades
+from pytest_chunkeval.scoring.family import TESTS_PER_CHANGE, mde, per_test_alpha
+from pytest_chunkeval.scoring.metrics import evaluate_query, file_grades, hit
 
 KINDS = ("clean", "churn")
 GRID = 2000  # shares tried when solving for the size (0 < share <= 1)
@@ -60,9 +60,10 @@ def _scores(ranking: tuple[Ranked, ...], relevant: tuple[Relevant, ...], chunks:
 class Lossy:
     """One strategy's gating values over some queries, as they are and with each query's first relevant file lost."""
 
-    table: Table  # recomputed from the stored rankings
+    table: Table  # recomputed from the stored rankings (values and hits)
     lowered: np.ndarray  # the same with the loss applied to every query (unchanged where there is nothing to lose)
-    mismatches: int  # stored values the recomputation did not reproduce (0 expected)
+    lowered_hits: np.ndarray  # each query's hit with the loss applied
+    mismatches: int  # stored values and hits the recomputation did not reproduce (0 expected)
 
     @property
     def drop(self) -> np.ndarray:
@@ -81,16 +82,20 @@ def lossy(suite: SuiteResult, label: str, ids: tuple[str, ...], k: int) -> Lossy
     # Chunk mode's relevant set is the whole index; file mode needs none of it, so it is only read when gating asks.
     chunks = (tuple(ChunkRef(c.id, c.path, c.start_line, c.end_line) for c in result.chunks)
               if any(mode != "file" for mode, _ in columns) else ())
-    base, low = [], []
+    base, low, hits, low_hits = [], [], [], []
     for q in ids:
         ranking, relevant = result.queries[q].ranking, suite.queries[q].relevant
         now = _scores(ranking, relevant, chunks, k, columns)
         moved = demoted(ranking, relevant, k)
         base.append(now)
         low.append(now if moved is None else _scores(moved, relevant, chunks, k, columns))
-    values = np.array(base)
-    mismatches = int(np.count_nonzero(np.abs(values - stored.values) > 1e-9))
-    return Lossy(replace(stored, values=values), np.array(low), mismatches)
+        hits.append(hit(ranking, relevant, k))
+        low_hits.append(hits[-1] if moved is None else hit(moved, relevant, k))
+    values, found = np.array(base), np.array(hits, dtype=bool)
+    mismatches = (int(np.count_nonzero(np.abs(values - stored.values) > 1e-9))
+                  + int(np.count_nonzero(found != stored.hits)))
+    return Lossy(replace(stored, values=values, hits=found), np.array(low), np.array(low_hits, dtype=bool),
+                 mismatches)
 
 
 @dataclass(frozen=True)
@@ -170,6 +175,7 @@ class Detection:
     runs: int = 0
     detected: dict[str, int] = field(default_factory=dict)  # correction -> runs whose check failed
     by_ndcg: dict[str, int] = field(default_factory=dict)  # correction -> runs whose NDCG test alone regressed
+    by_hits: dict[str, int] = field(default_factory=dict)  # correction -> runs whose hit test alone regressed
     falls: list[float] = field(default_factory=list)  # observed fall of the mean NDCG, per run
     mdes: list[float] = field(default_factory=list)  # the MDE judge printed for that NDCG delta (first correction)
 
@@ -186,12 +192,18 @@ class Detection:
         fails on Recall, which the loss lowers too)."""
         return self.by_ndcg.get(correction, 0) / self.runs if self.runs else 0.0
 
+    def hits_rate(self, correction: str) -> float:
+        """How often the per-query hit test alone caught it (lost against gained queries)."""
+        return self.by_hits.get(correction, 0) / self.runs if self.runs else 0.0
+
     def add(self, other: Detection) -> None:
         self.runs += other.runs
         for c, n in other.detected.items():
             self.detected[c] = self.detected.get(c, 0) + n
         for c, n in other.by_ndcg.items():
             self.by_ndcg[c] = self.by_ndcg.get(c, 0) + n
+        for c, n in other.by_hits.items():
+            self.by_hits[c] = self.by_hits.get(c, 0) + n
         self.falls += other.falls
         self.mdes += other.mdes
 
@@ -209,9 +221,10 @@ def _run_sides(target: Target, share: float, g: np.random.Generator) -> tuple[Su
     for j, (i, h) in enumerate(zip(picked.tolist(), order.tolist(), strict=True)):
         qid = f"{t.ids[i]}#{j}"
         base.queries[qid] = head.queries[qid] = target.shell.queries[t.ids[i]]
-        mine = target.sides[h]
-        b_rows.append(query_result(qid, t, target.sides[len(target.sides) - 1 - h].table.values[i]))
-        h_rows.append(query_result(qid, t, mine.lowered[i] if lose[j] else mine.table.values[i]))
+        mine, other = target.sides[h], target.sides[len(target.sides) - 1 - h].table
+        b_rows.append(query_result(qid, t, other.values[i], other.hits[i]))
+        h_rows.append(query_result(qid, t, mine.lowered[i], mine.lowered_hits[i]) if lose[j]
+                      else query_result(qid, t, mine.table.values[i], mine.table.hits[i]))
     base.strategies[t.label] = side(t, b_rows, "base")
     head.strategies[t.label] = side(t, h_rows, "head")
     return base, head
@@ -221,10 +234,11 @@ def detect(target: Target, policy: Policy, corrections: Sequence[str], factor: f
            seed: int) -> Detection:
     """Runs numbered ``runs`` of a fall of ``factor`` MDEs (each seeded by its number and coordinates)."""
     t = target.table
-    alpha = per_test_alpha(policy.alpha if policy.alpha is not None else 0.05, len(t.columns), corrections[0])
+    alpha = per_test_alpha(policy.alpha if policy.alpha is not None else 0.05, TESTS_PER_CHANGE, corrections[0])
     share, fall, detectable = share_for(target, factor, alpha)
     out = Detection(t.suite, t.label, target.kind, factor, share, fall, detectable, len(t.ids),
-                    detected={c: 0 for c in corrections}, by_ndcg={c: 0 for c in corrections})
+                    detected={c: 0 for c in corrections}, by_ndcg={c: 0 for c in corrections},
+                    by_hits={c: 0 for c in corrections})
     if not share:
         return out
     for r in runs:
@@ -240,5 +254,6 @@ def detect(target: Target, policy: Policy, corrections: Sequence[str], factor: f
             out.detected[correction] += family[0].failed
             ndcg = family[0].delta(*t.columns[0])
             out.by_ndcg[correction] += bool(ndcg and ndcg.regressed)
+            out.by_hits[correction] += bool(family[0].hits and family[0].hits.regressed)
         out.runs += 1
     return out

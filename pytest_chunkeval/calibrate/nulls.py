@@ -3,7 +3,7 @@
 **Sign flips.** Each strategy of a suite is paired with the next one in the report (the last with the first). In a
 simulated run, for every query, base and head take the two strategies' real per-query values in random order: the
 real paired difference with a random sign, which is exactly what "the change did nothing" means to a paired
-randomization test, with each suite's own spread, ties and correlation between NDCG and Recall. Every strategy is
+randomization test, with each suite's own spread, ties and correlation between NDCG, Recall and the hits. Every strategy is
 changed in every run, so the family is as large as a real run that changed everything: the hardest case for the
 correction. A run is a false alarm when any gating test of the family regressed (the check turned red); the rate is
 over whole runs, per suite (the suite alone is the run) and over all suites at once (one family, as a run over several
@@ -68,8 +68,9 @@ def plan(suites: dict[str, SuiteResult], k: int) -> NullPlan:
         if len(tables) < 2:
             continue
         shells[key] = shell(suite, ids)
-        own = [rows(t, t.values) for t in tables]
-        pairs[key] = [Pair(t, own[i], rows(t, tables[(i + 1) % len(tables)].values)) for i, t in enumerate(tables)]
+        own = [rows(t, t.values, t.hits) for t in tables]
+        pairs[key] = [Pair(t, own[i], rows(t, (p := tables[(i + 1) % len(tables)]).values, p.hits))
+                      for i, t in enumerate(tables)]
     return NullPlan(shells, pairs)
 
 

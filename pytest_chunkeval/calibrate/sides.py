@@ -1,8 +1,9 @@
 """The head and base sides of a simulated pull request, built from a report's per-query numbers.
 
 The decision (:func:`~pytest_chunkeval.judges.comparison.compare_run` and its ``judge``) reads each side's per-query
-metric values, its index digest (equal digests and rankings: unchanged) and its index size. A simulated side carries
-only what can change the verdict: the gating metrics (:data:`~pytest_chunkeval.scoring.family.GATING`), a digest
+metric values and hits, its index digest (equal digests and rankings: unchanged) and its index size. A simulated side
+carries only what can change the verdict: the gating metrics (:data:`~pytest_chunkeval.scoring.family.GATING`), each
+query's hit (a relevant chunk in the top k: what the hit test counts as lost or gained), a digest
 that differs between head and base (so the strategy counts as changed and joins the family), and neither sizes (an
 index without a size never fails the size gate) nor chunker warnings. The informing metrics (MRR, chunk and line
 modes) never fail a run; leaving them out changes no verdict and saves a bootstrap interval and a randomization test
@@ -37,6 +38,7 @@ class Table:
     ids: tuple[str, ...]
     columns: tuple[tuple[str, str], ...]
     values: np.ndarray  # len(ids) x len(columns)
+    hits: np.ndarray  # len(ids) booleans: the query's hit
 
 
 def paired_ids(suite: SuiteResult, labels: list[str]) -> tuple[str, ...]:
@@ -56,21 +58,22 @@ def table(result: StrategyResult, ids: tuple[str, ...], k: int) -> Table | None:
         values = np.array([[float(result.queries[q].metrics[m][metric]) for m, metric in columns] for q in ids])
     except KeyError:
         return None
-    return Table(result.suite, result.label, result.name, result.mode, ids, columns, values)
+    hits = np.array([result.queries[q].hit for q in ids], dtype=bool)
+    return Table(result.suite, result.label, result.name, result.mode, ids, columns, values, hits)
 
 
-def query_result(qid: str, t: Table, values: Sequence[float]) -> QueryResult:
-    """A query's result carrying only ``t``'s gating values (one per column)."""
+def query_result(qid: str, t: Table, values: Sequence[float], hit: bool) -> QueryResult:
+    """A query's result carrying only ``t``'s gating values (one per column) and its hit."""
     metrics: dict[str, dict[str, float]] = {}
     for (mode, metric), v in zip(t.columns, values, strict=True):
         metrics.setdefault(mode, {})[metric] = float(v)
-    return QueryResult(qid, True, (), metrics)
+    return QueryResult(qid, bool(hit), (), metrics)
 
 
-def rows(t: Table, values: np.ndarray) -> list[QueryResult]:
-    """One query result per row of ``values`` (in ``t.ids`` order). Built once and shared by every simulated run
-    that uses them: results are frozen and the decision only reads them."""
-    return [query_result(q, t, row) for q, row in zip(t.ids, values.tolist(), strict=True)]
+def rows(t: Table, values: np.ndarray, hits: np.ndarray) -> list[QueryResult]:
+    """One query result per row of ``values`` and ``hits`` (in ``t.ids`` order). Built once and shared by every
+    simulated run that uses them: results are frozen and the decision only reads them."""
+    return [query_result(q, t, row, hit) for q, row, hit in zip(t.ids, values.tolist(), hits.tolist(), strict=True)]
 
 
 def side(t: Table, results: Sequence[QueryResult], digest: str) -> StrategyResult:

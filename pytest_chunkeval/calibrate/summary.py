@@ -48,12 +48,15 @@ def grouped(power: Sequence[Detection]) -> dict[tuple[str, str], list[Detection]
     return out
 
 
-def _pooled(ds: Sequence[Detection], factor: float, correction: str, ndcg: bool = False) -> float | None:
+def _pooled(ds: Sequence[Detection], factor: float, correction: str, alone: str = "") -> float | None:
+    """The share of runs caught, pooled over ``ds`` at ``factor``: by the whole check, or by one test ``alone``
+    ("ndcg": the NDCG test, "hits": the per-query hit test)."""
     chosen = [d for d in ds if d.factor == factor and d.runs]
     runs = sum(d.runs for d in chosen)
     if not runs:
         return None
-    return sum((d.by_ndcg if ndcg else d.detected).get(correction, 0) for d in chosen) / runs
+    counts = {"": lambda d: d.detected, "ndcg": lambda d: d.by_ndcg, "hits": lambda d: d.by_hits}[alone]
+    return sum(counts(d).get(correction, 0) for d in chosen) / runs
 
 
 def _mdes(ds: Sequence[Detection]) -> list[float]:
@@ -93,12 +96,12 @@ def render(settings: dict[str, Any], nulls: Sequence[NullRates], power: Sequence
             span = f"{median(mdes):.3f} [{min(mdes):.3f}, {max(mdes):.3f}]" if mdes else "-"
             rows.append([suite, kind, str(len({d.label for d in ds})), span,
                          *(_fmt(_pooled(ds, f, c)) for c in power_corrections for f in factors),
-                         _fmt(_pooled(ds, factors[0], first, ndcg=True))])
+                         _fmt(_pooled(ds, factors[0], first, "ndcg")), _fmt(_pooled(ds, factors[0], first, "hits"))])
         runs = max(d.runs for d in power)
         out += ["", f"Detection: a strategy loses its first relevant file on a share of the queries, sized in MDEs of "
                     f"file {label(NDCG, settings['k'])} ({first}); {runs} runs per strategy and size",
                 _table(["suite", "change", "strategies", "MDE median [range]", *cols,
-                        f"NDCG alone {factors[0]:g}x"], rows, 2)]
+                        f"NDCG alone {factors[0]:g}x", f"hits alone {factors[0]:g}x"], rows, 2)]
         short = [d for d in power if d.runs and not d.reached]
         if short:
             out.append(f"{len(short)} of {len(power)} sizes could not be reached (every query lost is not enough): "
@@ -106,10 +109,10 @@ def render(settings: dict[str, Any], nulls: Sequence[NullRates], power: Sequence
         if per_strategy:
             rows = [[d.suite, d.label, d.kind, f"{d.factor:g}x", f"{d.share:.3f}", f"{d.fall:.3f}", f"{d.mde:.3f}",
                      f"{mean(d.falls):.3f}" if d.falls else "-", *(f"{d.rate(c):.2f}" for c in power_corrections),
-                     f"{d.ndcg_rate(first):.2f}"]
+                     f"{d.ndcg_rate(first):.2f}", f"{d.hits_rate(first):.2f}"]
                     for d in power]
             out += ["", _table(["suite", "strategy", "change", "size", "share", "E fall", "MDE", "fall seen",
-                                *power_corrections, "NDCG alone"], rows, 4)]
+                                *power_corrections, "NDCG alone", "hits alone"], rows, 4)]
     return "\n".join(out)
 
 
@@ -126,7 +129,9 @@ def as_json(settings: dict[str, Any], nulls: Sequence[NullRates], power: Sequenc
             "mde": {"median": median(mdes), "min": min(mdes), "max": max(mdes)} if mdes else None,
             "detected": {c: {f"{f:g}": _pooled(ds, f, c) for f in sorted({d.factor for d in ds})}
                          for c in settings["power_corrections"]},
-            "ndcg_alone": {c: {f"{f:g}": _pooled(ds, f, c, ndcg=True) for f in sorted({d.factor for d in ds})}
+            "ndcg_alone": {c: {f"{f:g}": _pooled(ds, f, c, "ndcg") for f in sorted({d.factor for d in ds})}
+                           for c in settings["power_corrections"]},
+            "hits_alone": {c: {f"{f:g}": _pooled(ds, f, c, "hits") for f in sorted({d.factor for d in ds})}
                            for c in settings["power_corrections"]},
         })
     return {
@@ -140,7 +145,8 @@ def as_json(settings: dict[str, Any], nulls: Sequence[NullRates], power: Sequenc
              "mean_fall_seen": mean(d.falls) if d.falls else None,
              "mean_mde_printed": mean(d.mdes) if d.mdes else None,
              "detected": {c: rate(n, d.runs) for c, n in d.detected.items()},
-             "ndcg_alone": {c: rate(n, d.runs) for c, n in d.by_ndcg.items()}}
+             "ndcg_alone": {c: rate(n, d.runs) for c, n in d.by_ndcg.items()},
+             "hits_alone": {c: rate(n, d.runs) for c, n in d.by_hits.items()}}
             for d in power
         ],
     }

@@ -16,7 +16,7 @@ from typing import Any
 
 from pytest_chunkeval.results import ChunkSpan, QuerySpec, RankedChunk, StrategyResult, SuiteResult
 from pytest_chunkeval.scoring.family import GATING, adjust, mde, per_test_alpha, queries_needed, spread
-from pytest_chunkeval.scoring.stats import bootstrap_ci, paired_test
+from pytest_chunkeval.scoring.stats import bootstrap_ci, hits_test, paired_test
 from pytest_chunkeval.vocabulary import DEFAULT_K, RANK_METRICS, RANK_MODES, metric_key
 
 EPS = 1e-12
@@ -58,6 +58,38 @@ class MetricDelta:
 
 
 @dataclass(frozen=True)
+class HitTest:
+    """Queries lost (hit on base, missed on head) against queries gained, over the paired queries: the per-query
+    view of a change, tested as one member of the family instead of failing each lost query on its own.
+
+    It fails, like a gating metric, only when the net loss passes the tolerance (as a share of the paired queries)
+    and the exact McNemar test's adjusted p is below alpha: a change that moves a few queries both ways is evidence
+    to read, never a failure, and a gain never fails.
+    """
+
+    lost: int
+    gained: int
+    paired: int
+    p_value: float
+    fell: bool  # the net loss, (lost - gained) / paired, is past the tolerance
+    p_adjusted: float | None = None
+    regressed: bool = False
+
+    @property
+    def net(self) -> float:
+        """Net share of the paired queries lost (negative: more gained)."""
+        return (self.lost - self.gained) / self.paired if self.paired else 0.0
+
+
+def hit_test(base: StrategyResult, head: StrategyResult, ids: list[str], tolerance: float) -> HitTest:
+    """The hit test of ``head`` against ``base`` over ``ids`` (each side's ``hit``: the query item's criterion)."""
+    lost = sum(1 for q in ids if base.queries[q].hit and not head.queries[q].hit)
+    gained = sum(1 for q in ids if head.queries[q].hit and not base.queries[q].hit)
+    n = len(ids)
+    return HitTest(lost, gained, n, hits_test(lost, gained), n > 0 and (lost - gained) / n > tolerance + EPS)
+
+
+@dataclass(frozen=True)
 class QueryChange:
     """A query that one side retrieves (a relevant chunk in the top k) and the other does not."""
 
@@ -88,6 +120,7 @@ class StrategyComparison:
     base_chunks: int = 0
     head_chunks: int = 0
     size_regressed: bool = False
+    hits: HitTest | None = None  # lost against gained queries (changed strategies only)
     lost: list[QueryChange] = field(default_factory=list)
     gained: list[QueryChange] = field(default_factory=list)
     files_rechunked: list[str] = field(default_factory=list)  # corpus files whose chunk boundaries moved
@@ -98,6 +131,7 @@ class StrategyComparison:
     @property
     def failed(self) -> bool:
         return (self.size_regressed or any(d.regressed for d in self.deltas)
+                or (self.hits is not None and self.hits.regressed)
                 or (self.fail_on_new_warnings and bool(self.new_warnings)))
 
     @property
@@ -121,6 +155,10 @@ class StrategyComparison:
             for d in self.deltas
             if d.regressed
         ]
+        h = self.hits
+        if h is not None and h.regressed:
+            out.append(f"{h.lost} queries lost, {h.gained} gained of {h.paired} (net {-h.net:+.1%}, exact McNemar "
+                       f"p={h.p_value:.3f}" + (f", adjusted {h.p_adjusted:.3f})" if h.p_adjusted is not None else ")"))
         if self.size_regressed:
             out.append(f"index grew {self.base_size:.0f} -> {self.head_size:.0f} ({self.size_change:+.0%})")
         if self.fail_on_new_warnings and self.new_warnings:
@@ -163,24 +201,37 @@ def _metric_deltas(base: StrategyResult, head: StrategyResult, ids: list[str], p
 
 
 def judge(comparisons: list[StrategyComparison], policy: Policy) -> int:
-    """Decide every comparison as one family: adjust the p-values of the gating metrics of changed strategies across
-    all of them (``policy.correction``), mark those that fell past the tolerance with an adjusted p below alpha as
-    regressed, and give each gating metric its minimum detectable effect at the family's per-test alpha. Returns the
-    family's size. Unchanged strategies have nothing to test; their deltas get an MDE from the base's spread."""
-    tested = [(c, i) for c in comparisons if c.status == "changed"
-              for i, d in enumerate(c.deltas) if d.gating]
-    adjusted = adjust([c.deltas[i].p_value for c, i in tested], policy.correction)
-    for (c, i), p_adj in zip(tested, adjusted, strict=True):
+    """Decide every comparison as one family: adjust the p-values of the gating metrics and of the hit test of
+    changed strategies across all of them (``policy.correction``), mark those that fell past the tolerance with an
+    adjusted p below alpha as regressed, and give each gating metric its minimum detectable effect at the family's
+    per-test alpha. Returns the family's size. Unchanged strategies have nothing to test; their deltas get an MDE
+    from the base's spread."""
+    changed = [c for c in comparisons if c.status == "changed"]
+    tested = [(c, i) for c in changed for i, d in enumerate(c.deltas) if d.gating]
+    hits = [c for c in changed if c.hits is not None]
+    adjusted = adjust([c.deltas[i].p_value for c, i in tested] + [h.p_value for h in _hit_tests(hits)],
+                      policy.correction)
+
+    def significant(p_adj: float) -> bool:
+        return policy.alpha is None or p_adj < policy.alpha
+
+    for (c, i), p_adj in zip(tested, adjusted[:len(tested)], strict=True):
         d = c.deltas[i]
-        significant = policy.alpha is None or p_adj < policy.alpha
-        c.deltas[i] = replace(d, p_adjusted=p_adj, regressed=d.fell and significant)
-    alpha = per_test_alpha(policy.alpha if policy.alpha is not None else 0.05, max(len(tested), 1), policy.correction)
+        c.deltas[i] = replace(d, p_adjusted=p_adj, regressed=d.fell and significant(p_adj))
+    for c, h, p_adj in zip(hits, _hit_tests(hits), adjusted[len(tested):], strict=True):
+        c.hits = replace(h, p_adjusted=p_adj, regressed=h.fell and significant(p_adj))
+    size = len(adjusted)
+    alpha = per_test_alpha(policy.alpha if policy.alpha is not None else 0.05, max(size, 1), policy.correction)
     for c in comparisons:
         c.fail_on_new_warnings = policy.fail_on_new_warnings and c.status == "changed"
         c.deltas = [replace(d, mde=mde(d.sd, c.paired, alpha),
                             queries_for_tolerance=queries_needed(d.sd, policy.tolerance, alpha))
                     if d.gating else d for d in c.deltas]
-    return len(tested)
+    return size
+
+
+def _hit_tests(comparisons: list[StrategyComparison]) -> list[HitTest]:
+    return [c.hits for c in comparisons if c.hits is not None]
 
 
 def _touching(chunks: list[ChunkSpan], spec: QuerySpec) -> tuple[ChunkSpan, ...]:
@@ -253,6 +304,7 @@ def compare_strategy(
     if identical_chunks and same_numbers:
         cmp.status, cmp.reason = "unchanged", "identical chunks on base and head, identical rankings"
         return cmp
+    cmp.hits = hit_test(base, head, paired, policy.tolerance)
     cmp.files_rechunked = _rechunked(base, head)
     cmp.lost, cmp.gained = _query_changes(base, head, paired, specs)
     old = set(base.warnings)
@@ -361,6 +413,10 @@ def comparison_dict(cmp: SuiteComparison) -> dict[str, Any]:
                      "queries_for_tolerance": d.queries_for_tolerance}
                     for d in s.deltas
                 ],
+                "hits": None if s.hits is None else {
+                    "lost": s.hits.lost, "gained": s.hits.gained, "paired": s.hits.paired, "net": s.hits.net,
+                    "p_value": s.hits.p_value, "p_adjusted": s.hits.p_adjusted, "fell": s.hits.fell,
+                    "regressed": s.hits.regressed},
                 "index": {"base": s.base_size, "head": s.head_size, "relative": s.size_change,
                           "regressed": s.size_regressed, "base_chunks": s.base_chunks, "head_chunks": s.head_chunks},
                 "problems": s.problems(),

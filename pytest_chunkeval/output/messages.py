@@ -84,6 +84,23 @@ def fixed_message(name: str, outcome: QueryOutcome, k: int, base_rank: str | Non
     return _query_message(head, name, outcome, k, base_rank, [])
 
 
+def miss_against_base(rank: str | None, lost: bool, item: str) -> str:
+    """Why a query missed with a base is xfailed, not failed: one query is evidence, the comparison ``item``'s hit
+    test weighs every lost query against the gained ones (``rank``: :meth:`BaseSide.rank`, None: not paired)."""
+    if rank is None:
+        return ("missed; not paired with the base (a query added or changed, or a strategy new on head): "
+                "evidence, not judged")
+    if lost:
+        return f"lost against the base ({rank}): evidence for {item}, whose hit test weighs lost against gained queries"
+    return f"missed on both sides ({rank})"
+
+
+def miss_not_recorded(record: Path) -> str:
+    """A miss the record does not list, in a run without a base and ``chunkeval_misses = report``."""
+    return (f"missed; {record.name} does not list it (lost since the record was made, or a query added since): "
+            "reported, not failed (chunkeval_misses = report)")
+
+
 # -- quality checks: a declaration not made (skip) or broken (failure) --------------------------------------------
 
 
@@ -164,7 +181,8 @@ def comparison_failure(cmp: StrategyComparison, *, against: str, k: int, toleran
     significance = (f"a paired p below {alpha} after {correction} adjustment across the run's {family_size} gating "
                     "tests" if alpha is not None else "no significance required")
     lines = [f"{cmp.strategy} got worse than on {against} ({cmp.paired} paired queries; a fall of file-mode "
-             f"NDCG or R counts past {tolerance} with {significance}; index growth of {size_increase:.0%} fails):"]
+             f"NDCG or R, or a net share of queries lost (lost minus gained), counts past {tolerance} with "
+             f"{significance}; index growth of {size_increase:.0%} fails):"]
     lines += [f"  {p}" for p in cmp.problems()]
     if cmp.lost:
         lines.append(f"lost queries (a relevant chunk in the top {k} on base, none on head):")

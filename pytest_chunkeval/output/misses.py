@@ -1,13 +1,19 @@
-"""What a first run on a new suite says about its misses: listed, counted, and the one command that records them.
+"""What a run says about its misses: on a new suite listed, counted, with the one command that records them; on a
+recorded suite which xfailed items are known misses, which were lost since the record and which found since.
 
-Without a record there is nothing to hold a miss against, so misses do not fail (their items are xfailed); the
-run ends with their count and ``--chunkeval-accept-misses``, after which a new miss fails and a fixed one says so.
+No miss fails on its own by default: with a base the comparison's hit test weighs lost against gained queries, and
+without one the record's drift is reported (``chunkeval_misses = fail`` fails each, as a strict record would).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_chunkeval.results import suite_key
+
+if TYPE_CHECKING:
+    from pytest_chunkeval.run_state.ledger import Drift
 
 SHOWN = 8  # query ids listed per strategy; the rest are counted
 
@@ -28,3 +34,43 @@ def unheld_lines(unheld: dict[Path, dict[str, list[str]]], root: Path, command: 
         lines.append(f"{total} misses on suites with no accepted-misses record yet; to hold today's state, record "
                      f"it with: {command}")
     return lines
+
+
+def _ids(ids: Sequence[str]) -> str:
+    more = f" … and {len(ids) - SHOWN} more" if len(ids) > SHOWN else ""
+    return ", ".join(ids[:SHOWN]) + more
+
+
+def drift_lines(drift: Sequence[Drift], root: Path, command: str, strict: bool) -> list[str]:
+    """What the xfailed items of a run against its records are, and what changed since each record was made.
+
+    Why: pytest's "253 xfailed" says nothing of whether those are known misses; a reviewer needs "240 recorded, 13
+    lost since", the queries, and the command that refreshes the record."""
+    recorded = sum(d.recorded for d in drift)
+    lost = [d for d in drift if d.lost]
+    found = [d for d in drift if d.found]
+    lines: list[str] = []
+    if recorded:
+        lines.append(f"{recorded} xfailed query items are misses recorded in accepted_misses.yaml (known misses, "
+                     "not failures)")
+    verb = "failed" if strict else "xfailed: reported, not failed (chunkeval_misses = report)"
+    for d in lost:
+        lines.append(f"{suite_key(d.suite, root)}::{d.label}: {len(d.lost)} missed and not in the record ({verb}): "
+                     f"{_ids(d.lost)}")
+    for d in found:
+        lines.append(f"{suite_key(d.suite, root)}::{d.label}: {len(d.found)} recorded misses now found "
+                     f"({'failed as FIXED' if strict else 'passed'}): {_ids(d.found)}")
+    if lost or found:
+        lines.append(f"the record is out of date; if the change is intended, refresh it: {command}")
+    return lines
+
+
+def drift_note(drift: Sequence[Drift], command: str, strict: bool) -> str | None:
+    """The verdict's note on a drifted record (None when nothing drifted); with ``strict`` the failures say it."""
+    lost = sum(len(d.lost) for d in drift)
+    found = sum(len(d.found) for d in drift)
+    if strict or not (lost or found):
+        return None
+    return (f"{lost} queries missed that the accepted-misses record does not list, {found} recorded misses now found "
+            f"(reported, not failed); intended? refresh the record: `{command}`; whether a change made retrieval "
+            "worse is decided against a base: `--chunkeval-base=REF`")

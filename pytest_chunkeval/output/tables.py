@@ -220,6 +220,15 @@ def _mde_cell(c: StrategyComparison) -> str:
     return " / ".join(f"{m:.3f}" if m is not None else "—" for m in found) or "—"
 
 
+def _hits_cell(c: StrategyComparison) -> str:
+    """Queries lost / gained, with the exact McNemar p (adjusted across the family): the per-query test."""
+    h = c.hits
+    if h is None:
+        return "—"
+    p = f"{h.p_value:.3f}" + (f" (adj {h.p_adjusted:.3f})" if h.p_adjusted is not None else "")
+    return f"{h.lost} / {h.gained}, p {p}" + (" ▼" if h.regressed else "")
+
+
 def _verdict_cell(c: StrategyComparison) -> str:
     if c.status == "unchanged":
         return "unchanged"
@@ -242,7 +251,8 @@ def comparison_table(summary: Summary, key: str, mode: str = FILE) -> Table:
     mde = [f"MDE NDCG / R (tol {summary_tolerance(summary)})"] if mode == FILE else []
     t = Table(
         f"{key} — head vs {against}, {mode} mode (Δ = head − base over paired queries; ▼ fails the check)",
-        [*columns, *mde, "index Δ", "chunks", "verdict"], right=set(range(1, 12 + len(mde))),
+        [*columns, *mde, "queries lost / gained", "index Δ", "chunks", "verdict"],
+        right=set(range(1, 13 + len(mde))),
     )
     for name, c in cmp.strategies.items():
         if c.status in ("changed", "unchanged"):
@@ -252,9 +262,9 @@ def comparison_table(summary: Summary, key: str, mode: str = FILE) -> Table:
             cells = [cell for m in RANK_METRICS
                      for cell in _delta_cells(c.delta(mode, metric_key(m, k)), c.status == "unchanged")]
             cells += [_mde_cell(c)] if mde else []
-            t.rows.append([name, *cells, size, f"{c.base_chunks} → {c.head_chunks}", _verdict_cell(c)])
+            t.rows.append([name, *cells, _hits_cell(c), size, f"{c.base_chunks} → {c.head_chunks}", _verdict_cell(c)])
         elif c.status != "skipped":  # skipped ones are listed under the table (not_compared_lines)
-            t.rows.append([name, *["—"] * (11 + len(mde)), _verdict_cell(c)])
+            t.rows.append([name, *["—"] * (12 + len(mde)), _verdict_cell(c)])
     return t
 
 
@@ -265,11 +275,13 @@ def summary_tolerance(summary: Summary) -> str:
 def comparison_legend(summary: Summary) -> str:
     k = summary.k
     return (f"Legend — p: paired randomization test; adj: adjusted across the {summary.family_size} tests that can "
-            f"fail the run (file-mode {label(NDCG, k)} and {label(RECALL, k)} of each changed strategy; "
-            f"{summary.correction}); the other metrics inform and never fail. MDE: the smallest fall of the mean "
-            f"this suite detects with 80% power at the family's per-test alpha; tol: the fall the check allows. "
-            "verdict: FAIL when a gating metric fell past tol with adj below alpha, or the index grew past its "
-            "limit, or the chunker has new warnings.")
+            f"fail the run (file-mode {label(NDCG, k)} and {label(RECALL, k)} and the hit test of each changed "
+            f"strategy; {summary.correction}); the other metrics inform and never fail. queries lost / gained: hit "
+            f"(a relevant chunk in the top {k}) on one side only, with the exact McNemar p; one lost query never "
+            "fails on its own. MDE: the smallest fall of the mean this suite detects with 80% power at the family's "
+            "per-test alpha; tol: the fall the check allows (for the hit test, the net share of queries lost). "
+            "verdict: FAIL when a gating metric, or the net share of queries lost, fell past tol with adj below "
+            "alpha, or the index grew past its limit, or the chunker has new warnings; a gain never fails.")
 
 
 def resolving_lines(summary: Summary, key: str) -> list[str]:

@@ -153,9 +153,11 @@ class BaseSide:
             return None
         return self._failure_item
 
-    def rank(self, suite: GoldenSuite, name: str, query_id: str, mode: str | None = None) -> str | None:
-        """'on base main: rank 3' / '…: not in the top 10', when a base is known and scored this query (with the
-        same retrieval mode: ``mode``, else this run's first)."""
+    def ranked(self, suite: GoldenSuite, name: str, query_id: str,
+               mode: str | None = None) -> tuple[str, int | None] | None:
+        """(where the base is, 1-based rank of the query's first relevant chunk or None past the top k) when a base
+        is known and scored this very query (same text and relevant items, same retrieval mode: ``mode``, else this
+        run's first); None when there is nothing to pair it with."""
         try:
             base = self.suites().get(self.catalog.suite_key(suite))
         except Exception:
@@ -167,6 +169,13 @@ class BaseSide:
         before = base.queries.get(query_id)
         if before is not None and (before.text, before.relevant) != (spec.text, tuple(spec.relevant)):
             return None  # another question or other relevant items there: no comparable rank
-        rank = result.queries[query_id].hit_rank(tuple(spec.relevant))
         where = f"on base {self.options.base}" if self.comparing == "base" else f"in {self.options.compare}"
+        return where, result.queries[query_id].hit_rank(tuple(spec.relevant))
+
+    def rank(self, suite: GoldenSuite, name: str, query_id: str, mode: str | None = None) -> str | None:
+        """'on base main: rank 3' / '…: not in the top 10' (see :meth:`ranked`)."""
+        found = self.ranked(suite, name, query_id, mode)
+        if found is None:
+            return None
+        where, rank = found
         return f"{where}: rank {rank}" if rank is not None else f"{where}: not in the top {self.options.k}"

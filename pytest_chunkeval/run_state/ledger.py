@@ -3,6 +3,7 @@ against them: which misses fail, which are listed as unrecorded, what ``--chunke
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,17 @@ if TYPE_CHECKING:
 
 #: (golden file, strategy row name, retrieval mode) -> query id -> hit.
 Outcomes = dict[tuple[Path, str, str], dict[str, bool]]
+
+
+@dataclass(frozen=True)
+class Drift:
+    """One strategy's outcomes on one suite against the record that holds them: what the summary says of misses."""
+
+    suite: Path
+    label: str  # the row label (strategy, and mode when several)
+    recorded: int  # misses the record lists that missed again (accepted, xfailed)
+    lost: tuple[str, ...]  # missed, and the record does not list them
+    found: tuple[str, ...]  # the record lists them as its own misses, and they hit now
 
 
 class MissLedger:
@@ -52,19 +64,28 @@ class MissLedger:
         if family and family != strategy:
             self.families[strategy] = family
 
-    def unrecorded(self) -> int:
-        """Misses this run that a record holds against and does not list (each failed its query item)."""
-        if not self.outcomes or self.options.accept_misses:
-            return 0
-        total = 0
+    def drift(self, label: Callable[[str, str], str]) -> list[Drift]:
+        """This run against the records that hold its settings, per suite and row (``label(name, mode)``); rows of
+        grid points are left out unless --chunkeval-gate-grid (a sweep measures them)."""
+        if self.options.accept_misses:
+            return []
+        out: list[Drift] = []
         for (suite_path, strategy, mode), ran in self.outcomes.items():
             if strategy in self.families and not self.options.gate_grid:
-                continue  # a grid point's misses are measurements (xfailed), not failures to record
+                continue
             record, section = self.record_of(self.catalog.suites[suite_path]), self.section_for(mode)
-            if record.holds(section):
-                accepted, _ = record.accepted(section, strategy, self.families.get(strategy, ""))
-                total += sum(1 for q, hit in ran.items() if not hit and q not in accepted)
-        return total
+            if not record.holds(section):
+                continue
+            accepted, own = record.accepted(section, strategy, self.families.get(strategy, ""))
+            out.append(Drift(suite_path, label(strategy, mode),
+                             sum(1 for q, hit in ran.items() if not hit and q in accepted),
+                             tuple(q for q, hit in ran.items() if not hit and q not in accepted),
+                             tuple(q for q, hit in ran.items() if hit and q in accepted) if own else ()))
+        return out
+
+    def unrecorded(self) -> int:
+        """Misses this run that a record holds against and does not list."""
+        return sum(len(d.lost) for d in self.drift(lambda name, mode: name))
 
     def unheld(self, label: Callable[[str, str], str]) -> dict[Path, dict[str, list[str]]]:
         """Misses under settings no record holds yet (a new suite): suite -> row label (``label(name, mode)``) ->

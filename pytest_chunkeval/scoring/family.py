@@ -21,6 +21,9 @@ CORRECTIONS = ("holm", "bh", "none")
 #: The metrics whose falls can fail a run, by (relevance mode, metric): file-mode NDCG and Recall, the ADR's two
 #: headline numbers, judged on the view every strategy is fair in. MRR, chunk and line modes inform.
 GATING = ((FILE, NDCG), (FILE, RECALL))
+#: Tests one changed strategy adds to the family: its gating metrics and the paired test of its per-query hits
+#: (queries lost against queries gained, :func:`~pytest_chunkeval.scoring.stats.hits_test`).
+TESTS_PER_CHANGE = len(GATING) + 1
 POWER = 0.80
 
 

@@ -13,11 +13,12 @@ Degenerate inputs never produce NaN (which would also break JSON reports):
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["bootstrap_ci", "compare_paired", "paired_test", "summarize"]
+__all__ = ["bootstrap_ci", "compare_paired", "hits_test", "paired_test", "summarize"]
 
 # Resampled means are computed in blocks of at most this many numbers, to bound memory on large suites.
 _BLOCK = 2_000_000
@@ -96,6 +97,26 @@ def paired_test(a: Sequence[float], b: Sequence[float], *, resamples: int = 1000
         stats = np.abs(signs @ d) / n
         hits += int(np.count_nonzero(stats >= observed - tol))
     return float((hits + 1) / (resamples + 1))
+
+
+def hits_test(lost: int, gained: int) -> float:
+    """Two-sided exact McNemar test (a sign test on the discordant queries) of "losing a query is as likely as
+    gaining one"; returns the p-value.
+
+    Why this test beside the metric tests: a chunker change that loses many queries outright and gains a few moves
+    the mean NDCG less than the count suggests (a lost query often keeps a lower-ranked relevant file), so the
+    paired metric tests can miss a loss that a reviewer would call real. Only the queries that changed sides carry
+    evidence; the many that hit (or miss) on both sides say nothing about the direction. Exact binomial tail with
+    p = 1/2, doubled and capped at 1 (the usual two-sided exact McNemar); 1.0 when nothing changed sides.
+    """
+    if lost < 0 or gained < 0:
+        raise ValueError(f"counts must be non-negative, got lost={lost}, gained={gained}")
+    n = lost + gained
+    if n == 0:
+        return 1.0
+    extreme = max(lost, gained)
+    tail = sum(math.comb(n, i) for i in range(extreme, n + 1))
+    return min(1.0, 2.0 * tail / 2**n)
 
 
 def _draw_sign_blocks(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:

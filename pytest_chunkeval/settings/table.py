@@ -55,6 +55,12 @@ SIZE_MEASURES = ("bytes", "chunk_count", "text_bytes")
 #: open block" is the clearest sign a grammar change broke parsing, and unchanged code gives none (no false alarm).
 NEW_WARNINGS = ("fail", "report")
 
+#: What a query missed in a run without a base does against the accepted-misses record: "report" lists it (lost
+#: since the record, or found since) and fails nothing, so a merged, intended change never leaves the default
+#: branch red; "fail" fails each miss the record does not list and each recorded miss now found. With a base the
+#: record decides nothing: the comparison's per-query hit test does.
+MISSES = ("report", "fail")
+
 #: The docs' sections of the options reference, in order: key -> (heading, where the group is explained).
 GROUPS = {
     "suites": ("Suites and strategies",
@@ -155,9 +161,15 @@ SETTINGS: tuple[Setting, ...] = (
             "adds to and overrides the ini's lines", GRID, [], flag="--chunkeval-grid", ini="chunkeval_grid",
             metavar="STRATEGY.PARAM=V[,V...]", repeatable=True, merged=True,
             shown_default="none (a strategy's own @strategy(params=...) still applies)"),
-    Setting("gate_grid", "suites", "a grid point's missed queries fail as a strategy's do; by default a sweep's "
-            "points are measurements: their misses are counted, listed and xfailed, never failed", SWITCH, False,
+    Setting("gate_grid", "suites", "a grid point's missed queries are held against the accepted-misses record as a "
+            "strategy's are (failed with chunkeval_misses = fail); by default a sweep's points are measurements: "
+            "their misses are counted, listed and xfailed, never failed", SWITCH, False,
             flag="--chunkeval-gate-grid"),
+    Setting("misses", "suites", "without a base, what a query missed against the suite's accepted_misses.yaml "
+            "does: report lists misses the record does not list and recorded misses now found, and fails nothing; "
+            "fail fails each of them (one item per query). With --chunkeval-base or --chunkeval-compare query items "
+            "never fail: lost and gained queries are the evidence of the comparison's hit test", WORD, "report",
+            flag="--chunkeval-misses", ini="chunkeval_misses", choices=MISSES),
     Setting("allow_outside_corpus", "suites", "read a golden file's corpus: folder even when it lies outside the "
             "project (the ini file's folder) and outside the golden file's own folder; without it such a suite is "
             "refused, naming the file and line (a pull request could otherwise index /etc or ../../)", FLAG, False,
