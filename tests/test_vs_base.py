@@ -92,3 +92,27 @@ def test_a_strategy_left_out_on_head_is_not_reported_as_removed(repo: pytest.Pyt
     assert set(comparison(repo)["strategies"]) == {"file_level"}  # fixed_size was only not selected
     gone = "removed: evaluated on base, not on head"
     assert gone not in result.stdout.str() and gone not in (repo.path / "pr.md").read_text()
+
+
+def test_with_a_base_a_lost_query_is_evidence_and_the_comparison_decides(repo: pytest.Pytester) -> None:
+    """With k=1 the 30-character windows lose queries that the 120-character ones found. Under a strict record
+    (every query recorded as found) the query items of a run with a base still never fail: they are xfailed with
+    their rank on base, and the comparison's hit test weighs them (two queries cannot be significant: ok)."""
+    assert run(repo, "-o", "chunkeval_k=1", "--chunkeval-accept-misses").ret == 0
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "record")
+    path = repo.path / "strategies" / "fixed_size.py"
+    path.write_text(path.read_text().replace("max_chunk_size=120, overlap=20", "max_chunk_size=30, overlap=5"))
+    git(repo, "commit", "-qam", "smaller windows")
+    result = run(repo, "-o", "chunkeval_k=1", "-o", "chunkeval_misses=fail", "--chunkeval-base=HEAD~1", "-rx",
+                 "-o", "chunkeval_regression_size_increase=100")
+    out = result.stdout.str()
+    fixed = comparison(repo)["strategies"]["fixed_size"]
+    lost = [q["id"] for q in fixed["lost"]]
+    assert lost, "the smaller windows lost no query at k=1: nothing to show"
+    for qid in lost:
+        assert f"::fixed_size::{qid} - lost against the base (on base HEAD~1: rank 1): evidence for " in out
+    assert fixed["hits"]["lost"] == len(lost) and fixed["hits"]["gained"] == len(fixed["gained"])
+    assert fixed["hits"]["p_adjusted"] is not None and not fixed["hits"]["regressed"]
+    assert result.ret == 0 and "VERDICT: PASS" in out
+    assert "missed queries are xfailed as evidence" in out
