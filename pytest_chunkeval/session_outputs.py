@@ -110,18 +110,21 @@ class SessionOutputs:
         from pytest_chunkeval.output.misses import drift_lines, unheld_lines
 
         state = self.state
-        if state.base.comparing:
+        missed = any(not hit for each in state.model_states() for ran in each.ledger.outcomes.values()
+                     for hit in ran.values())
+        if state.base.comparing and missed:
             terminal.write_line("missed queries are xfailed as evidence: the comparison weighs the queries lost "
                                 "against those gained (its hits column; the Markdown lists them), and decides")
-        else:
+        elif not state.base.comparing:
             for line in drift_lines(state.record_drift(), state.options.rootdir, self.accept_command(),
                                     strict=state.options.misses == "fail"):
                 terminal.write_line(line)
         for record in state.ledger.records.values():
             if state.options.accept_misses:
                 terminal.write_line(f"accepted misses: {record.path}")
-        for line in unheld_lines(state.unheld_misses(), state.options.rootdir, self.accept_command()):
-            terminal.write_line(line)
+        if not state.base.comparing:  # with a base the record decides nothing: no advice to make one
+            for line in unheld_lines(state.unheld_misses(), state.options.rootdir, self.accept_command()):
+                terminal.write_line(line)
 
     def accept_command(self) -> str:
         """This run's own command line with ``--chunkeval-accept-misses``: records misses for the same suites,
