@@ -15,12 +15,13 @@ from pytest_chunkeval.run_state.catalog import Catalog
 from pytest_chunkeval.run_state.exchange import WorkerExchange
 from pytest_chunkeval.run_state.head_side import HeadSide
 from pytest_chunkeval.run_state.judgements import Judgements
-from pytest_chunkeval.run_state.ledger import Drift, MissLedger
+from pytest_chunkeval.run_state.ledger import MissLedger
 
 if TYPE_CHECKING:
     from pytest_chunkeval.accepted import AcceptedMisses
     from pytest_chunkeval.golden import GoldenSuite
     from pytest_chunkeval.options import Options
+    from pytest_chunkeval.output.misses import Drift
     from pytest_chunkeval.output.report import Summary
     from pytest_chunkeval.results import SuiteResult
 

@@ -3,11 +3,11 @@
 **Sign flips.** Each strategy of a suite is paired with the next one in the report (the last with the first). In a
 simulated run, for every query, base and head take the two strategies' real per-query values in random order: the
 real paired difference with a random sign, which is exactly what "the change did nothing" means to a paired
-randomization test, with each suite's own spread, ties and correlation between NDCG, Recall and the hits. Every strategy is
-changed in every run, so the family is as large as a real run that changed everything: the hardest case for the
-correction. A run is a false alarm when any gating test of the family regressed (the check turned red); the rate is
-over whole runs, per suite (the suite alone is the run) and over all suites at once (one family, as a run over several
-suites is).
+randomization test, with each suite's own spread, ties and correlation between NDCG, Recall and the hits. Every
+strategy is changed in every run, so the family is as large as a real run that changed everything: the hardest case
+for the correction. A run is a false alarm when any test of the family regressed (the check turned red); the rate is
+over whole runs, per suite (the suite alone is the run) and over all suites at once (one family, as a run over
+several suites is).
 
 **Same tree.** Head and base are the report itself: every strategy is unchanged, nothing is tested, nothing fails.
 

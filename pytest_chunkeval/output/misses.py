@@ -7,15 +7,23 @@ without one the record's drift is reported (``chunkeval_misses = fail`` fails ea
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pytest_chunkeval.results import suite_key
 
-if TYPE_CHECKING:
-    from pytest_chunkeval.run_state.ledger import Drift
-
 SHOWN = 8  # query ids listed per strategy; the rest are counted
+
+
+@dataclass(frozen=True)
+class Drift:
+    """One strategy's outcomes on one suite against the record that holds them: what the summary says of misses."""
+
+    suite: Path
+    label: str  # the row label (strategy, and mode when several)
+    recorded: int  # misses the record lists that missed again (accepted, xfailed)
+    lost: tuple[str, ...]  # missed, and the record does not list them
+    found: tuple[str, ...]  # the record lists them as its own misses, and they hit now
 
 
 def unheld_lines(unheld: dict[Path, dict[str, list[str]]], root: Path, command: str) -> list[str]:

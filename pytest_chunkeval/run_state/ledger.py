@@ -3,9 +3,10 @@ against them: which misses fail, which are listed as unrecorded, what ``--chunke
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from pytest_chunkeval.output.misses import Drift
 
 if TYPE_CHECKING:
     from pytest_chunkeval.accepted import AcceptedMisses
@@ -15,17 +16,6 @@ if TYPE_CHECKING:
 
 #: (golden file, strategy row name, retrieval mode) -> query id -> hit.
 Outcomes = dict[tuple[Path, str, str], dict[str, bool]]
-
-
-@dataclass(frozen=True)
-class Drift:
-    """One strategy's outcomes on one suite against the record that holds them: what the summary says of misses."""
-
-    suite: Path
-    label: str  # the row label (strategy, and mode when several)
-    recorded: int  # misses the record lists that missed again (accepted, xfailed)
-    lost: tuple[str, ...]  # missed, and the record does not list them
-    found: tuple[str, ...]  # the record lists them as its own misses, and they hit now
 
 
 class MissLedger:
