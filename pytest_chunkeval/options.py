@@ -142,6 +142,10 @@ class Options:
         for setting in SETTINGS:
             if problem := setting.verify(getattr(self, setting.name)):
                 raise ValueError(problem)
+        for name, folder in (("cache_dir", self.cache_dir), ("db_uri", local_folder(self.db_uri))):
+            why = unusable_folder(folder) if folder is not None else None
+            if why:
+                raise ValueError(f"{SETTING[name].where} must be a folder this run can write in: {why}")
         if self.compare is not None and self.base:
             raise ValueError("--chunkeval-compare and --chunkeval-base both name what to compare with: choose one")
         if self.base:
@@ -161,6 +165,56 @@ class Options:
             if missing := missing_packages():
                 raise ValueError(f"--chunkeval-backend {self.backend} needs {' and '.join(missing)}: "
                                  "pip install 'pytest-chunkeval[onnx]'")
+
+
+#: Bytes written to a probe file in the cache and index folders: a full disk refuses them.
+PROBE_BYTES = 4096
+
+
+def local_folder(uri: str) -> Path | None:
+    """The folder of a LanceDB URI on this machine (a plain path or ``file://``); None for an object store."""
+    if "://" not in uri:
+        return Path(uri)
+    return Path(uri.removeprefix("file://")) if uri.startswith("file://") else None
+
+
+def unusable_folder(path: Path) -> str | None:
+    """Why the run could not keep files in ``path``, or None: it is a folder, or can be made inside the nearest one
+    that exists, and a file of :data:`PROBE_BYTES` can be written there (a file where the folder
+    belongs, a read-only place such as ``/proc``, no permission, or a full disk are each said here, before any item
+    runs, rather than in a traceback of every item). The probe file is removed."""
+    try:
+        folder = path
+        while not folder.is_dir():
+            if folder.is_symlink() and not folder.exists():
+                return f"{folder} is a symbolic link that leads nowhere"
+            if folder.exists():
+                return f"{folder} is a file, not a folder" if folder.is_file() else f"{folder} is not a folder"
+            if folder.parent == folder:
+                return f"{folder} does not exist"
+            folder = folder.parent
+        _probe(folder)
+    except OSError as exc:
+        return f"cannot write in {exc.filename or path} ({exc.strerror or exc})"
+    return None
+
+
+def _probe(folder: Path) -> None:
+    """Write, sync and remove a file in ``folder``; ``OSError`` naming the folder when any of it fails."""
+    import os
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=".chunkeval-probe-", dir=folder)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(folder)) from None
+    try:
+        os.write(fd, b"\0" * PROBE_BYTES)  # a full disk refuses it here (not synced: an fsync costs ~10 ms a run)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(folder)) from None
+    finally:
+        os.close(fd)
+        os.unlink(name)
 
 
 def _installed(name: str) -> bool:

@@ -24,7 +24,7 @@ class ConfigError(ValueError):
 def read_toml(path: Path, text: str | None = None) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text("utf-8") if text is None else text)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError) as exc:  # TOMLDecodeError; a ValueError for an int past 4,300 digits
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
 
 
@@ -142,7 +142,8 @@ def _any_file(path: Path) -> Mapping[str, Any]:
 
 
 def typed(value: Any, ini_type: str | None) -> Any:
-    """``value`` as written (an INI string, or a TOML value) converted as pytest converts ini values by type.
+    """``value`` as written (an INI string, or a TOML value) converted as pytest converts ini values by type; a TOML
+    number is left as it is, for the setting's kind to read and check.
 
     Errors end with ``: <value as written>``, the shape of pytest's own, which flags.py quotes back to the user.
     """
@@ -155,6 +156,10 @@ def typed(value: Any, ini_type: str | None) -> Any:
     if ini_type in ("int", "float"):
         if isinstance(value, (bool, list)):
             raise ValueError(f"expected {ini_type}: {value!r}")
+        if not isinstance(value, str):
+            # A TOML number as written: the setting's own kind reads it (settings.setting.numeric), so that 1.5 is
+            # refused where an integer belongs rather than cut to 1, and inf is a usage error, not an OverflowError.
+            return value
         try:
             return int(value) if ini_type == "int" else float(value)
         except ValueError:

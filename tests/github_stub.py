@@ -1,8 +1,9 @@
 """A stand-in for GitHub's REST API: a real HTTP server on 127.0.0.1 (a thread) that keeps one pull request's
 comments (each with its author), pages them as GitHub does (``Link: <...>; rel="next"``), deletes them, answers
 ``GET /user`` as the workflow's token gets it (403) unless told a login, records every request, and gives queued
-answers (refusals, rate limits, redirects, raw bytes, a body trickled a byte at a time) to the comment endpoints
-before the real ones. tests/test_github_comment.py and tests/test_action.py use it."""
+answers (refusals, rate limits, redirects, raw bytes, a body trickled a byte at a time, or one made from the request:
+a callable given the recorded request) to the comment endpoints before the real ones. tests/test_github_comment.py
+and tests/test_action.py use it."""
 from __future__ import annotations
 
 import json
@@ -108,6 +109,8 @@ def serve() -> Iterator[FakeGitHub]:
             state.requests.append(Recorded(self.command, split.path, urllib.parse.parse_qs(split.query),
                                            dict(self.headers.items()), body))
             status, headers, data = state.answer(self.command, split.path, urllib.parse.parse_qs(split.query), body)
+            if callable(data):  # an answer made from the request (a server that quotes it back)
+                data = data(state.requests[-1])
             if isinstance(data, Trickle):
                 self._trickle(data)
                 return
@@ -141,7 +144,7 @@ def serve() -> Iterator[FakeGitHub]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield state

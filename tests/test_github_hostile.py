@@ -182,3 +182,55 @@ def test_a_trickling_server_is_given_one_deadline_per_request(tmp_path: Path, gi
 
 def writes_of(github: FakeGitHub) -> list[Recorded]:
     return [r for r in github.requests if r.method != "GET"]
+
+
+# -- 10. the command's own inputs: one message, never a traceback (issue 34) ------------------------------------
+
+NESTED = "[" * 200_000 + "]" * 200_000
+
+
+@pytest.mark.parametrize(("args", "event", "said"), [
+    (["--output", "{tmp}"], None, "cannot write the body to {tmp}: Is a directory"),
+    (["--timeout", "inf"], None, "--timeout must be a number of seconds, more than 0 and at most 86400, not inf"),
+    (["--timeout", "nan"], None, "--timeout must be a number of seconds, more than 0 and at most 86400, not nan"),
+    (["--timeout", "0"], None, "--timeout must be a number of seconds, more than 0 and at most 86400, not 0.0"),
+    (["--max-wait", "-1"], None, "--max-wait must be a number of seconds, at least 0 and at most 86400, not -1.0"),
+    (["--max-wait", "1e400"], None, "--max-wait must be a number of seconds, at least 0 and at most 86400, not inf"),
+    (["--pr", "0"], None, "--pr must be a pull request number (1 or more), not 0"),
+    (["--api-url", "notaurl"], None, "--api-url must be an http(s) URL such as https://api.github.com, not 'notaurl'"),
+    (["--api-url", "file:///etc"], None, "--api-url must be an http(s) URL"),
+    ([], NESTED, "needs a pull request number (--pr or a pull_request event)"),
+    ([], '{"pull_request": {"number": 1e400}}', "needs a pull request number"),
+    ([], '{"pull_request": {"number": 1.5}}', "needs a pull request number"),
+    ([], '{"pull_request": {"number": true}}', "needs a pull request number"),
+    ([], '{"pull_request": {"number": -7}}', "needs a pull request number"),
+], ids=["output-a-folder", "timeout-inf", "timeout-nan", "timeout-0", "max-wait-negative", "max-wait-1e400", "pr-0",
+        "api-url-notaurl", "api-url-file", "event-nested", "event-1e400", "event-1.5", "event-true", "event-negative"])
+def test_a_bad_input_of_the_command_is_one_message_and_exit_2(tmp_path: Path, github: FakeGitHub, actions_env: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str], args: list[str],
+                                                              event: str | None, said: str) -> None:
+    if event is not None:
+        (tmp_path / "event.json").write_text(event)
+    args = [a.format(tmp=tmp_path) for a in args]
+    assert comment("--markdown", str(report(tmp_path)), *args) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("chunkeval comment: " + said.format(tmp=tmp_path))
+    assert github.requests == []
+
+
+def test_an_output_in_a_missing_folder_is_written_there(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "not" / "yet" / "body.md"
+    assert comment("--markdown", str(report(tmp_path)), "--output", str(target)) == 0
+    assert target.read_text().startswith(DEFAULT_MARKER) and "nothing posted" in capsys.readouterr().out
+
+
+def test_a_job_summary_that_cannot_be_written_is_one_line_and_the_status_stays(
+        tmp_path: Path, github: FakeGitHub, actions_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    actions_env.unlink()
+    actions_env.mkdir()  # GITHUB_STEP_SUMMARY a folder
+    github.queued = [(403, {}, {"message": "Resource not accessible by integration"})]
+    assert comment("--markdown", str(report(tmp_path))) == 0
+    out, err = capsys.readouterr()
+    assert "not posted: the token cannot write to" in out
+    assert err == f"chunkeval comment: could not add a note to the job summary {actions_env}: Is a directory\n"

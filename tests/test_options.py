@@ -5,12 +5,14 @@ from __future__ import annotations
 import pytest
 
 CASES = [
-    (["-o", "chunkeval_k=abc"], "--chunkeval-k / ini chunkeval_k must be an integer, got 'abc'"),
-    (["--chunkeval-k=2.5"], "--chunkeval-k / ini chunkeval_k must be an integer, got '2.5'"),
-    (["--chunkeval-k=0"], "--chunkeval-k / ini chunkeval_k must be at least 1, got 0"),
-    (["-o", "chunkeval_gate_ndcg_gain=ten"], "ini chunkeval_gate_ndcg_gain must be a number, got 'ten'"),
-    (["-o", "chunkeval_regression_alpha=maybe"], "ini chunkeval_regression_alpha must be a number or 'off', got 'maybe'"),
-    (["-o", "chunkeval_regression_tolerance=-1"], "ini chunkeval_regression_tolerance must be at least 0, got -1.0"),
+    (["-o", "chunkeval_k=abc"], "--chunkeval-k / ini chunkeval_k must be an integer from 1 to 10,000, got 'abc'"),
+    (["--chunkeval-k=2.5"], "--chunkeval-k / ini chunkeval_k must be an integer from 1 to 10,000, got '2.5'"),
+    (["--chunkeval-k=0"], "--chunkeval-k / ini chunkeval_k must be an integer from 1 to 10,000, got 0"),
+    (["-o", "chunkeval_gate_ndcg_gain=ten"], "ini chunkeval_gate_ndcg_gain must be a number from -1 to 100, got 'ten'"),
+    (["-o", "chunkeval_regression_alpha=maybe"],
+     "ini chunkeval_regression_alpha must be a number over 0 and up to 1, or 'off', got 'maybe'"),
+    (["-o", "chunkeval_regression_tolerance=-1"],
+     "ini chunkeval_regression_tolerance must be a number from 0 to 1, got -1.0"),
     (["--chunkeval-retrieval=dense"], "--chunkeval-retrieval / ini chunkeval_retrieval must be one of hybrid, vector, fts, got 'dense'"),
     (["-o", "chunkeval_gate_mode=lines"], "ini chunkeval_gate_mode must be one of file, chunk, got 'lines'"),
     (["--chunkeval-compare=missing.json"], "--chunkeval-compare must be an existing report file, got '*/missing.json'"),
@@ -19,9 +21,10 @@ CASES = [
      "--chunkeval-device / ini chunkeval_device must be one of cpu, cuda, mps (or cuda:N), got 'gpu'"),
     (["-o", "chunkeval_backend=tensorrt"],
      "--chunkeval-backend / ini chunkeval_backend must be one of torch, onnx, onnx-int8, got 'tensorrt'"),
-    (["--chunkeval-batch-size=0"], "--chunkeval-batch-size / ini chunkeval_batch_size must be at least 1, got 0"),
+    (["--chunkeval-batch-size=0"],
+     "--chunkeval-batch-size / ini chunkeval_batch_size must be an integer from 1 to 65,536, got 0"),
     (["--chunkeval-batch-size=many"],
-     "--chunkeval-batch-size / ini chunkeval_batch_size must be an integer, got 'many'"),
+     "--chunkeval-batch-size / ini chunkeval_batch_size must be an integer from 1 to 65,536, got 'many'"),
     (["--chunkeval-backend=onnx", "--chunkeval-device=mps"], "--chunkeval-backend onnx runs on cpu or cuda, not mps"),
     # the same wording for every setting's own check, from the settings table
     (["--chunkeval-columns=chunk,lines"],
@@ -32,7 +35,8 @@ CASES = [
     (["--chunkeval-engine=dask"], "--chunkeval-engine / ini chunkeval_engine must be one of local, ray, got 'dask'"),
     (["-o", "chunkeval_regression_correction=Bonferroni"],
      "ini chunkeval_regression_correction must be one of holm, bh, none, got 'bonferroni'"),
-    (["-o", "chunkeval_regression_alpha=2"], "ini chunkeval_regression_alpha must be a number in (0, 1] or 'off', got 2.0"),
+    (["-o", "chunkeval_regression_alpha=2"],
+     "ini chunkeval_regression_alpha must be a number over 0 and up to 1, or 'off', got 2.0"),
     (["-o", "chunkeval_storage_options=region"],
      "ini chunkeval_storage_options line 1: expected key=value, got a line without *"),
 ]

@@ -10,7 +10,7 @@ from project_files import run, write_strategies
 def test_a_bad_ini_number_is_one_usage_error_naming_the_option(project: pytest.Pytester) -> None:
     result = run(project, "-o", "chunkeval_k=abc")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*chunkeval_k must be an integer, got 'abc'*"])
+    result.stderr.fnmatch_lines(["*chunkeval_k must be an integer from 1 to 10,000, got 'abc'*"])
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 
 

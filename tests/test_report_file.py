@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from frontier_reports import hand_made_report
+from hostile_reports import RANGE_CASES
 
 from pytest_chunkeval.cli import main
 from pytest_chunkeval.report_file import ReportError, read_report
@@ -20,7 +21,7 @@ CASES = {
     "infinity": ('{"k": 10, "suites": {"a": {"strategies": {"x": ' + VALID_ENTRY % "-Infinity" + "}}}}",
                  "-Infinity at $.suites.a"),
     "overflow": ('{"suites": {"a": {"strategies": {"x": ' + VALID_ENTRY % "1e400" + "}}}}",
-                 "a number out of range at $.suites.a"),
+                 "1e400 (out of range) at $.suites.a.strategies.x.queries.q.metrics.lines['ndcg@10']"),
     "array": ("[1, 2, 3]", "not a pytest-chunkeval report: should be object, not array"),
     "no suites": ('{"k": 10}', "not a pytest-chunkeval report: 'suites' is a required property"),
     "suites a list": ('{"suites": ["golden/a"]}', "$.suites: should be object, not array"),
@@ -34,6 +35,7 @@ CASES = {
     "deep": ("[" * 100_000 + "]" * 100_000, "not a report: nested too deeply to read"),
     "truncated": ('{"suites": {', ":1:13: not a report: not JSON (Expecting property name"),
     "binary": ("\udcff", "not a report: not UTF-8 text (byte 0)"),
+    **{name: (text, said) for name, (text, said, _) in RANGE_CASES.items()},
 }
 
 

@@ -12,7 +12,6 @@ import pytest
 
 from pytest_chunkeval.options import CONTEXT_FIELDS, Options, read_options
 from pytest_chunkeval.settings import GROUPS, SETTING, SETTINGS
-from pytest_chunkeval.settings.setting import INTEGER, NUMBER
 
 
 def test_options_has_one_field_per_setting_of_the_same_name() -> None:
@@ -98,7 +97,7 @@ def test_help_shows_every_flag_and_ini_key_with_its_help(pytester: pytest.Pytest
             assert f"{s.ini} ({s.kind.ini_type})" in out  # typed ini values say what they take
 
 
-NUMERIC = [s for s in SETTINGS if s.flag and s.ini and s.kind in (INTEGER, NUMBER)]
+NUMERIC = [s for s in SETTINGS if s.flag and s.ini and s.kind.ini_type in ("int", "float")]
 
 
 @pytest.mark.parametrize("setting", NUMERIC, ids=[s.name for s in NUMERIC])
@@ -108,8 +107,7 @@ def test_the_command_line_and_the_ini_file_get_the_same_message(pytester: pytest
         with pytest.raises(pytest.UsageError) as error:
             read_options(pytester.parseconfig("--chunkeval", "-p", "no:cacheprovider", *args))
         messages.append(str(error.value))
-    noun = "an integer" if setting.kind is INTEGER else "a number"
-    assert messages == [f"{setting.flag} / ini {setting.ini} must be {noun}, got 'lots'"] * 2
+    assert messages == [f"{setting.flag} / ini {setting.ini} must be {setting.kind.noun}, got 'lots'"] * 2
 
 
 def test_the_gate_candidates_of_the_ini_and_the_command_line_add_up(pytester: pytest.Pytester) -> None:

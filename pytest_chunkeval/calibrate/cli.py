@@ -26,6 +26,7 @@ from pytest_chunkeval.calibrate import summary
 from pytest_chunkeval.calibrate.inject import KINDS, Detection, detect, targets
 from pytest_chunkeval.calibrate.nulls import NullPlan, NullRates, plan, same_tree, sign_flips
 from pytest_chunkeval.judges.comparison import Policy
+from pytest_chunkeval.report_file import read_report
 from pytest_chunkeval.results import SuiteResult, suites_from_report
 from pytest_chunkeval.scoring.family import CORRECTIONS
 from pytest_chunkeval.vocabulary import DEFAULT_K
@@ -71,7 +72,7 @@ def load(paths: Sequence[Path]) -> tuple[dict[str, SuiteResult], int]:
     suites: dict[str, SuiteResult] = {}
     ks: set[int] = set()
     for path in paths:
-        report = json.loads(path.read_text(encoding="utf-8"))
+        report = read_report(path)  # strict JSON of the report's shape and ranges, or one error naming the file
         ks.add(int(report.get("k", DEFAULT_K)))
         for key, suite in suites_from_report(report).items():
             if key in suites:

@@ -4,7 +4,9 @@ It knows what the comment needs beyond a plain request: the ``Link`` header for 
 :data:`MAX_PAGES` pages, never the same one twice), rate-limit responses, secondary ones included (waited out,
 within a bound the caller sets), answers that are not the JSON asked for, and a failure that names the status and
 the endpoint. The token travels in the ``Authorization`` header only, and only to the API's own host
-(:mod:`.transport` follows no redirect); no message this module builds contains it.
+(:mod:`.transport` follows no redirect). No message this module builds contains it: the token is checked and
+stripped when the client is made (:func:`.secret.clean_token`), and every text quoted from an answer or an exception
+goes through :meth:`Client.quote`, which takes the token out (:class:`.secret.Redactor`) before cutting it short.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from email.message import Message
 from typing import Any
 
 from pytest_chunkeval.github import transport
+from pytest_chunkeval.github.secret import Redactor, clean_token
 
 API_VERSION = "2022-11-28"
 USER_AGENT = "pytest-chunkeval"
@@ -67,16 +70,30 @@ class Client:
 
     ``max_retries`` and ``max_wait`` (seconds, all waits together) bound how long a rate limit may hold the caller;
     a wait longer than what is left of ``max_wait`` is not started at all. ``timeout`` is one deadline per request,
-    from the connection to the last byte of the answer.
+    from the connection to the last byte of the answer. ``token`` is stripped of the white space around it;
+    :class:`.secret.TokenError` (a ``ValueError`` that does not show it) when it holds a character no token has.
     """
 
     api_url: str
-    token: str
+    token: str = field(repr=False)
     max_retries: int = 2
     max_wait: float = 120.0
     timeout: float = 30.0
     clock: Clock = field(default_factory=lambda: SYSTEM_CLOCK)
     waited: float = field(default=0.0, init=False)
+    redact: Redactor = field(default_factory=Redactor, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.redact = Redactor.of(self.token)
+        self.token = clean_token(self.token)
+
+    def quote(self, text: str | bytes, limit: int) -> str:
+        """Text from an answer or an exception, fit for a message: without the token, then at most ``limit``
+        characters (in this order: a cut could leave a piece of the token that the redactor would not know)."""
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        text = self.redact(text)
+        return text if len(text) <= limit else text[:limit] + "…"
 
     def request(self, method: str, path: str, payload: dict[str, Any] | None = None) -> Response:
         """``path`` is relative to the API base, or a full URL on the same host (a ``Link`` header's next page)."""
@@ -84,7 +101,10 @@ class Client:
         endpoint = urllib.parse.urlsplit(url).path
         data = json.dumps(payload).encode() if payload is not None else None
         for attempt in range(self.max_retries + 1):
-            req = urllib.request.Request(url, data=data, method=method, headers=self._headers(data is not None))
+            try:
+                req = urllib.request.Request(url, data=data, method=method, headers=self._headers(data is not None))
+            except ValueError as err:  # not a URL urllib can open (--api-url notaurl)
+                raise GitHubError(method, endpoint, None, self.quote(str(err), 200)) from None
             try:
                 return self._send(req, method, endpoint)
             except urllib.error.HTTPError as err:
@@ -98,14 +118,15 @@ class Client:
         try:
             with transport.opener(deadline, self.clock.monotonic).open(req, timeout=self.timeout) as resp:
                 body = transport.read_all(resp, MAX_ANSWER)
-                return Response(resp.status, resp.headers, _json(body, method, endpoint, resp.status))
+                return Response(resp.status, resp.headers, self._json(body, method, endpoint, resp.status))
         except urllib.error.HTTPError:
             raise
         except (urllib.error.URLError, TimeoutError, OSError, http.client.HTTPException, ValueError) as err:
-            reason = getattr(err, "reason", err)
-            if isinstance(reason, TimeoutError) or isinstance(err, TimeoutError):
+            cause = getattr(err, "reason", err)
+            reason = self.quote(str(cause), 200)
+            if isinstance(cause, TimeoutError) or isinstance(err, TimeoutError):
                 reason = f"no complete answer within {self.timeout:g}s ({reason})"
-            raise GitHubError(method, endpoint, None, str(reason)) from None
+            raise GitHubError(method, endpoint, None, reason) from None
 
     def _refusal(self, err: urllib.error.HTTPError, method: str, endpoint: str, attempt: int) -> float:
         """How long to wait before the next attempt; raises when the answer is final (an error, a redirect, a rate
@@ -114,7 +135,7 @@ class Client:
             raw = err.read(64 * 1024)
         except (OSError, http.client.HTTPException):
             raw = b""
-        detail = _message(raw)
+        detail = self._message(raw)
         if 300 <= err.code < 400:
             raise GitHubError(method, endpoint, err.code, self._redirect(err)) from None
         wait = rate_limit_wait(err.code, err.headers, self.clock.wall(), detail)
@@ -135,7 +156,26 @@ class Client:
         target = urllib.parse.urlsplit(urllib.parse.urljoin(err.geturl() or self.api_url, location))
         host = target.hostname or "?"
         host += f":{target.port}" if _port(target) else ""
-        return f"redirected to {host}; not followed: the token is only sent to {ours}, and never on a redirect"
+        return (f"redirected to {self.quote(host, 200)}; not followed: the token is only sent to {ours}, and never "
+                "on a redirect")
+
+    def _json(self, body: bytes, method: str, endpoint: str, status: int) -> Any:
+        """The answer's JSON (None for an empty one); an answer that is not JSON is an error that shows its start."""
+        if not body.strip():
+            return None
+        try:
+            return json.loads(body)
+        except (ValueError, RecursionError):
+            start = self.quote(body[:64 * 1024], 80)
+            raise GitHubError(method, endpoint, status, f"the answer is not JSON: {start!r}") from None
+
+    def _message(self, body: bytes) -> str:
+        """GitHub's own ``message`` of an error answer, short; the raw start of anything else."""
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):
+            return self.quote(body, 200).strip()
+        return self.quote(str(data.get("message", "")), 200) if isinstance(data, dict) else ""
 
     def paginate(self, path: str) -> Iterator[Any]:
         """Every item of a list endpoint, following ``Link: <...>; rel="next"`` page after page, at most
@@ -209,17 +249,6 @@ def next_link(header: str | None) -> str | None:
     return None
 
 
-def _json(body: bytes, method: str, endpoint: str, status: int) -> Any:
-    """The answer's JSON (None for an empty one); an answer that is not JSON is an error that shows its start."""
-    if not body.strip():
-        return None
-    try:
-        return json.loads(body)
-    except (ValueError, RecursionError):
-        start = body[:80].decode("utf-8", "replace")
-        raise GitHubError(method, endpoint, status, f"the answer is not JSON: {start!r}") from None
-
-
 def _port(url: urllib.parse.SplitResult) -> bool:
     """Whether the URL names a port other than its scheme's own."""
     try:
@@ -227,11 +256,3 @@ def _port(url: urllib.parse.SplitResult) -> bool:
     except ValueError:
         return False
 
-
-def _message(body: bytes) -> str:
-    """GitHub's own ``message`` of an error answer, short; the raw start of anything else."""
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        return body[:200].decode("utf-8", "replace").strip()
-    return str(data.get("message", ""))[:200] if isinstance(data, dict) else ""

@@ -6,42 +6,32 @@ that names it.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 
 def load_previous(path: Path) -> dict[str, Any]:
     """The report at ``path``, or a ``ValueError`` that names the file and what is wrong with it: unreadable, not
-    strict JSON (NaN, Infinity or a number out of range, which no report holds and no comparison survives), nested
-    past what the parser takes, or not shaped like a report."""
+    strict JSON (NaN, Infinity or a number no float holds, which no report holds and no comparison survives: named
+    with where it is), nested past what the parser takes, not shaped like a report, or holding a value out of its
+    field's range (a per-query NDCG of 12345 would pass any comparison: ``schemas/report.schema.json``)."""
+    from pytest_chunkeval.report_file import parse, shape_problem
+
     try:
-        report = json.loads(path.read_text("utf-8"), parse_constant=_refuse_constant, parse_float=_finite)
+        report, odd = parse(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise ValueError(f"{path}: cannot read the previous report: {why}") from None
-    except _NotFinite as exc:
-        raise ValueError(f"{path}: cannot read the previous report: it holds {exc}, and a pytest-chunkeval report is "
-                         "strict JSON (an undefined value is null)") from None
+    if odd is not None:
+        raise ValueError(f"{path}: cannot read the previous report: it holds {odd[0]} at {odd[1]}, and a "
+                         "pytest-chunkeval report is strict JSON (an undefined value is null)")
     if not isinstance(report, dict) or not isinstance(report.get("suites"), dict):
         raise ValueError(f"{path}: not a pytest-chunkeval report (no 'suites' mapping)")
     _check_shape(path, report)
+    problem = shape_problem(report)
+    if problem is not None:
+        raise ValueError(f"{path}: not a pytest-chunkeval report: {problem}")
     return report
-
-
-class _NotFinite(ValueError):
-    """A number a report never holds (its text is the message)."""
-
-
-def _refuse_constant(name: str) -> Any:
-    raise _NotFinite(name)
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _NotFinite(f"{text} (out of range)")
-    return value
 
 
 def _check_shape(path: Path, report: dict[str, Any]) -> None:

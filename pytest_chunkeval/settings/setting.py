@@ -8,6 +8,7 @@ knows nothing of pytest: ``flags.py`` turns the declarations into pytest options
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -56,8 +57,6 @@ SWITCH = Kind("switch", "on or off", lambda raw, _: bool(raw), switch=True)
 FLAG = Kind("switch", "true or false", lambda raw, _: _boolean(raw), ini_type="bool", switch=True)
 #: ``--chunkeval-no-progress``: given, the setting is off.
 SWITCH_OFF = Kind("switch", "on or off", lambda raw, _: not raw, switch=True)
-INTEGER = Kind("integer", "an integer", lambda raw, _: int(raw), ini_type="int")
-NUMBER = Kind("number", "a number", lambda raw, _: float(raw), ini_type="float")
 TEXT = Kind("text", "text", lambda raw, _: str(raw).strip())
 #: A word from a fixed set whose spelling does not matter (``Holm`` is ``holm``).
 WORD = Kind("text", "text", lambda raw, _: str(raw).strip().lower())
@@ -72,6 +71,15 @@ NAMES = Kind("names, comma or line separated", "names", lambda raw, _: name_list
 NAME_LINES = Kind("names, one a line", "names", lambda raw, _: name_list(raw), ini_type="linelist")
 
 
+def shown(value: Any) -> str:
+    """``repr(value)``, but an integer of more than 30 digits by its size (``repr`` of one past 4,300 digits raises)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 30:
+        digits = int((abs(value).bit_length() - 1) * math.log10(2)) + 1
+        return f"an integer of {digits + (abs(value) >= 10 ** digits):,} digits"
+    text = repr(value)
+    return text if len(text) <= 200 else text[:160] + f"… ({len(text):,} characters)"
+
+
 def _boolean(raw: Any) -> bool:
     """True/False as pytest's bool ini type or the command line gives them (a string from a test's -o: 'false')."""
     if isinstance(raw, str):
@@ -82,12 +90,57 @@ def _boolean(raw: Any) -> bool:
     return bool(raw)
 
 
-def at_least(low: float) -> Check:
-    return lambda value: None if value >= low else Bad(f"at least {low}", value)
+class Refused(ValueError):
+    """A value that was read as a number but is not one the setting takes; ``got`` is what the message shows."""
+
+    def __init__(self, got: Any) -> None:
+        super().__init__(got)
+        self.got = got
 
 
-def share(value: float) -> Bad | None:
-    return None if 0 <= value <= 1 else Bad("a share from 0 to 1", value)
+def numeric(raw: Any, low: float, high: float, *, whole: bool = False, above: bool = False) -> Any:
+    """The one reading of every number a setting takes: ``raw`` (a command-line string, or the ini value as pytest
+    or a TOML file gives it: str, int or float) as a finite number from ``low`` (excluded when ``above``) to
+    ``high``; an integer when ``whole``, and then never a float, not even 1.0 (``1.5`` is refused, not read as 1).
+
+    ``ValueError`` when it is no number at all; :class:`Refused` (showing the number read) when it is one out of
+    range, or ``inf``, ``nan`` or ``1e400`` (shown as written). Nothing else escapes: an integer too large for a
+    float is out of range, not an ``OverflowError``."""
+    if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+        raise ValueError(raw)
+    value: Any = raw
+    if isinstance(raw, str):
+        text = raw.strip()
+        value = int(text) if whole else float(text)
+    elif whole and isinstance(raw, float):
+        raise ValueError(raw)
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an int past what a float holds
+        finite = False
+    if not finite:
+        raise Refused(raw)
+    if not (low < value <= high if above else low <= value <= high):
+        raise Refused(value)
+    return value if whole else float(value)
+
+
+def _bound(value: float) -> str:
+    return f"{value:,}" if float(value).is_integer() else f"{value:g}"
+
+
+def integer(low: int, high: int) -> Kind:
+    """An integer setting: a whole number from ``low`` to ``high`` (the highest that still makes sense)."""
+    span = f"from {_bound(low)} to {_bound(high)}"
+    return Kind(f"integer {span}", f"an integer {span}",
+                lambda raw, _: numeric(raw, low, high, whole=True), ini_type="int")
+
+
+def number(low: float, high: float, *, above: bool = False, what: str = "a number") -> Kind:
+    """A number setting: a finite number from ``low`` (excluded when ``above``) to ``high``."""
+    span = f"over {_bound(low)} and up to {_bound(high)}" if above else f"from {_bound(low)} to {_bound(high)}"
+    return Kind(f"{what.split(' ', 1)[-1]} {span}", f"{what} {span}",
+                lambda raw, _: numeric(raw, low, high, above=above), ini_type="float")
 
 
 def one_of(choices: tuple[str, ...], extra: str = "") -> Check:
@@ -147,12 +200,14 @@ class Setting(NamedTuple):
             return self.kind.read(raw, base)
         except Invalid:
             raise
-        except (TypeError, ValueError):
+        except Refused as exc:
+            raise Invalid(self.problem(Bad(self.kind.noun, exc.got))) from None
+        except (TypeError, ValueError, ArithmeticError):
             raise Invalid(self.problem(Bad(self.kind.noun, raw))) from None
 
     def problem(self, bad: Bad) -> str:
         """The one wording of a usage error: ``--flag / ini key must be <what>, got <value>``."""
-        return f"{self.where} must be {bad.what}, got {bad.got!r}"
+        return f"{self.where} must be {bad.what}, got {shown(bad.got)}"
 
     def verify(self, value: Any) -> str | None:
         """The usage error for a typed value this setting's own check refuses, else None."""

@@ -18,11 +18,9 @@ from pytest_chunkeval.scoring.family import CORRECTIONS
 from pytest_chunkeval.settings.setting import (
     ARGUMENT_PATHS,
     FLAG,
-    INTEGER,
     LINES,
     NAME_LINES,
     NAMES,
-    NUMBER,
     OPTIONAL_PATH,
     OPTIONAL_TEXT,
     PATH,
@@ -35,11 +33,12 @@ from pytest_chunkeval.settings.setting import (
     Invalid,
     Kind,
     Setting,
-    at_least,
     each_one_of,
+    integer,
     name_list,
+    number,
+    numeric,
     resolve,
-    share,
 )
 from pytest_chunkeval.vocabulary import COLUMN_GROUPS, DEFAULT_K, DEFAULT_RETRIEVAL, FILE, RANK_MODES, RETRIEVAL_MODES
 
@@ -91,7 +90,7 @@ def mode_list(raw: Any) -> str:
 
 def _alpha(raw: Any, _: Path) -> float | None:
     text = str(raw).strip().lower()
-    return None if text in ("off", "none", "") else float(text)
+    return None if text in ("off", "none", "") else numeric(raw, 0, 1, above=True)
 
 
 def _storage(raw: Any, _: Path) -> StorageOptions:
@@ -123,7 +122,7 @@ MODES = Kind("comma list", "modes", lambda raw, _: mode_list(raw), many=True)
 URI = Kind("folder or URI", "a folder or URI", _uri)
 STORAGE = Kind("key=value lines", "key=value lines", _storage, ini_type="linelist")
 GRID = Kind("STRATEGY.PARAM=V,V lines", "grid lines", _grid, ini_type="linelist")
-ALPHA = Kind("number or off", "a number or 'off'", _alpha)
+ALPHA = Kind("number over 0 and up to 1, or off", "a number over 0 and up to 1, or 'off'", _alpha)
 
 _modes = each_one_of(RETRIEVAL_MODES, empty=False)
 
@@ -177,11 +176,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("chunk_timeout", "suites", "seconds a strategy may spend chunking one file: past it the file is cut into "
             "fixed windows instead (its quality[fallback] item names strategy, file and limit; a strategy that runs "
             "out of time on every file fails its build); 0: no limit. Enforced by SIGALRM in the main thread, so "
-            "not on Windows, in Ray workers, or while pytest-timeout's signal timer runs", NUMBER, DEFAULT_SECONDS,
-            flag="--chunkeval-chunk-timeout", ini="chunkeval_chunk_timeout", metavar="SECONDS", check=at_least(0)),
+            "not on Windows, in Ray workers, or while pytest-timeout's signal timer runs", number(0, 86_400),
+            DEFAULT_SECONDS, flag="--chunkeval-chunk-timeout", ini="chunkeval_chunk_timeout", metavar="SECONDS"),
     Setting("max_fallback", "suites", "share of a suite's files (0 to 1) a strategy's own chunking may fail on (they "
-            "are cut into fixed windows instead) before its quality[fallback] item fails", NUMBER, 0,
-            flag="--chunkeval-max-fallback", ini="chunkeval_max_fallback", metavar="SHARE", check=share),
+            "are cut into fixed windows instead) before its quality[fallback] item fails", number(0, 1, what="a share"),
+            0, flag="--chunkeval-max-fallback", ini="chunkeval_max_fallback", metavar="SHARE"),
     # -- model, device and engine ------------------------------------------------------------------------------------
     Setting("model", "embedding", "sentence-transformers model: a local directory or a name in the local cache, "
             "checked once at the start of an evaluation; nothing is downloaded. A comma list (A,B) evaluates every "
@@ -197,8 +196,8 @@ SETTINGS: tuple[Setting, ...] = (
             "local export of the same weights; the onnx extra) or onnx-int8 (that export with int8 weights); part of "
             "the embedding cache key", TEXT, "torch",
             flag="--chunkeval-backend", ini="chunkeval_backend", metavar="BACKEND", choices=BACKENDS),
-    Setting("batch_size", "embedding", "texts per embedding batch", INTEGER, DEFAULT_BATCH_SIZE,
-            flag="--chunkeval-batch-size", ini="chunkeval_batch_size", metavar="N", check=at_least(1)),
+    Setting("batch_size", "embedding", "texts per embedding batch", integer(1, 65_536), DEFAULT_BATCH_SIZE,
+            flag="--chunkeval-batch-size", ini="chunkeval_batch_size", metavar="N"),
     Setting("engine", "embedding", "where chunking and embedding run: local (this process) or ray (a Ray Data "
             "pipeline: files -> chunks -> embedding actors, one GPU each on cuda; the ray extra); tables, cache and "
             "report are the same either way", TEXT, "local", flag="--chunkeval-engine", ini="chunkeval_engine",
@@ -207,8 +206,8 @@ SETTINGS: tuple[Setting, ...] = (
             "ray://head:10001", OPTIONAL_TEXT, "", flag="--chunkeval-ray-address", ini="chunkeval_ray_address",
             metavar="ADDRESS", shown_default="a local cluster, started (or the one this process already joined)"),
     # -- retrieval and index -----------------------------------------------------------------------------------------
-    Setting("k", "retrieval", "rank cutoff: the metrics read the top K chunks of each query", INTEGER, DEFAULT_K,
-            flag="--chunkeval-k", ini="chunkeval_k", metavar="K", check=at_least(1)),
+    Setting("k", "retrieval", "rank cutoff: the metrics read the top K chunks of each query", integer(1, 10_000),
+            DEFAULT_K, flag="--chunkeval-k", ini="chunkeval_k", metavar="K"),
     Setting("retrieval", "retrieval", "search mode: hybrid (vector + BM25 over split identifiers, fused by RRF), "
             "vector or fts; a comma list (vector,hybrid) evaluates every strategy under each mode in one run, sharing "
             "chunks, embeddings and tables, with ids and rows labelled ast[vector]", MODES, DEFAULT_RETRIEVAL,
@@ -230,12 +229,12 @@ SETTINGS: tuple[Setting, ...] = (
             "(all: every strategy); the command line adds to the ini's list", NAME_LINES, [], flag="--chunkeval-gate",
             ini="chunkeval_gate_candidates", metavar="STRATEGY", repeatable=True, merged=True,
             shown_default="none (gates are only reported)"),
-    Setting("gate_ndcg_gain", "gates", "minimum relative NDCG@k gain of a candidate over the baseline", NUMBER, 0.10,
-            ini="chunkeval_gate_ndcg_gain"),
+    Setting("gate_ndcg_gain", "gates", "minimum relative NDCG@k gain of a candidate over the baseline",
+            number(-1, 100), 0.10, ini="chunkeval_gate_ndcg_gain"),
     Setting("gate_recall_drop", "gates", "maximum Recall@k drop of a candidate in absolute points (0.05 = 5 points)",
-            NUMBER, 0.05, ini="chunkeval_gate_recall_drop", check=at_least(0)),
+            number(0, 1), 0.05, ini="chunkeval_gate_recall_drop"),
     Setting("gate_size_increase", "gates", "a candidate's index must grow less than this over the baseline's "
-            "(relative)", NUMBER, 0.50, ini="chunkeval_gate_size_increase", check=at_least(0)),
+            "(relative)", number(0, 1_000), 0.50, ini="chunkeval_gate_size_increase"),
     Setting("gate_mode", "gates", "relevance view the gates read: file or chunk", TEXT, FILE,
             ini="chunkeval_gate_mode", choices=GATE_MODES),
     Setting("gate_size_measure", "gates", "the index size the gates compare: bytes (on disk), chunk_count or "
@@ -250,12 +249,11 @@ SETTINGS: tuple[Setting, ...] = (
             flag="--chunkeval-compare", metavar="REPORT", recorded=False,
             check=lambda p: None if p is None or p.is_file() else Bad("an existing report file", str(p))),
     Setting("regression_tolerance", "base", "allowed fall of a mean metric against the base or stored report "
-            "(absolute)", NUMBER, 0.01, ini="chunkeval_regression_tolerance", check=at_least(0)),
+            "(absolute)", number(0, 1), 0.01, ini="chunkeval_regression_tolerance"),
     Setting("regression_alpha", "base", "a fall past the tolerance fails only when the paired test gives p below "
-            "this; off: any fall fails", ALPHA, 0.05, ini="chunkeval_regression_alpha",
-            check=lambda a: None if a is None or 0 < a <= 1 else Bad("a number in (0, 1] or 'off'", a)),
+            "this; off: any fall fails", ALPHA, 0.05, ini="chunkeval_regression_alpha"),
     Setting("regression_size_increase", "base", "index growth against the same strategy on the base that fails "
-            "(relative)", NUMBER, 0.50, ini="chunkeval_regression_size_increase", check=at_least(0)),
+            "(relative)", number(0, 1_000), 0.50, ini="chunkeval_regression_size_increase"),
     Setting("regression_correction", "base", "how the p-values of the gating tests (file-mode NDCG@k and R@k of each "
             "changed strategy) are adjusted across the run: holm (family-wise), bh (Benjamini-Hochberg, false "
             "discovery rate) or none (each test at alpha)", WORD, "holm", ini="chunkeval_regression_correction",
