@@ -177,6 +177,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     expect(steps.run("build the wheel", [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", dist,
                                          source], cwd=tmp, env=dict(os.environ)), 0)
     (wheel,) = dist.glob("pytest_chunkeval-*.whl")
+    left = sorted(p.name for p in source.iterdir() if p.name == "build" or p.name.endswith(".egg-info"))
+    assert not left, f"building the wheel left {left} in the source tree"
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
     tops = {n.split("/", 1)[0] for n in names if not n.split("/", 1)[0].endswith(".dist-info")}
