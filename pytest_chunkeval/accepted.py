@@ -16,10 +16,17 @@ import yaml
 from pytest_chunkeval import safe_yaml
 
 FILE_NAME = "accepted_misses.yaml"
-HEADER = (
-    "# Queries each strategy is known to miss (none of the relevant items in the top k), per retrieval setting.\n"
-    "# Written by `pytest --chunkeval --chunkeval-accept-misses`; review changes to it like a snapshot diff.\n"
-)
+#: The commands that write a record, named in its header: the one the run that wrote it was started with.
+PYTEST_COMMAND = "pytest --chunkeval --chunkeval-accept-misses"
+RUN_COMMAND = "chunkeval run --chunkeval-accept-misses"
+
+
+def header(command: str = PYTEST_COMMAND) -> str:
+    return ("# Queries each strategy is known to miss (none of the relevant items in the top k), per retrieval "
+            f"setting.\n# Written by `{command}`; review changes to it like a snapshot diff.\n")
+
+
+HEADER = header()
 
 
 def record_section(model_id: str, retrieval: str, k: int) -> str:
@@ -32,6 +39,7 @@ class AcceptedMisses:
     path: Path
     data: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     dirty: bool = False
+    command: str = PYTEST_COMMAND  # the command that records misses, as this run was started (the header says it)
 
     @classmethod
     def load(cls, suite_dir: Path) -> AcceptedMisses:
@@ -94,4 +102,4 @@ class AcceptedMisses:
                          allow_unicode=True)
         from pytest_chunkeval.output.files import write_text
 
-        write_text(self.path, HEADER + body)
+        write_text(self.path, header(self.command) + body)

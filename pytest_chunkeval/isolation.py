@@ -61,6 +61,20 @@ def environment(env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+def header_line(project: Path, rootdir: Path) -> str:
+    """The run header's word on why pytest names this package's ``isolated.ini`` as its configfile (``project``: the
+    project's configuration file, or its folder when it has none)."""
+    try:
+        shown = project.resolve().relative_to(rootdir.resolve()).as_posix()
+    except ValueError:
+        shown = str(project)
+    read = (f"the project has no pytest configuration file in {shown}, so no chunkeval_* setting is read"
+            if project.is_dir() else f"only the chunkeval_* settings of {shown} are read")
+    return (f"chunkeval run: configfile {NEUTRAL_INI.name} on purpose: {read}; the project's own pytest settings, "
+            "its conftests (but those that define strategies) and its plugins stay out "
+            "(pytest --chunkeval -m chunkeval keeps them)")
+
+
 def user_args(args: Sequence[str]) -> list[str]:
     """The user's own part of an isolated run's arguments (what follows ``--chunkeval-project``)."""
     for i, arg in enumerate(args):

@@ -33,15 +33,21 @@ def _outputs(config: pytest.Config) -> SessionOutputs:
     return outputs
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
-    """What a user should know before the run: a strategy that replaces another of the same name, and where the
-    index tables are when not in the default local folder (the URI without user info or query, the storage options
-    by key, secret values as ***)."""
+    """What a user should know before the run: why pytest's configfile is this package's isolated.ini (chunkeval
+    run), a strategy that replaces another of the same name, and where the index tables are when not in the default
+    local folder (the URI without user info or query, the storage options by key, secret values as ***)."""
     from pytest_chunkeval.retrieval.storage import is_local, redact_uri
 
     state = _state(config)
     o = state.options
-    lines = [f"chunkeval: {note}" for note in state.notes]
+    lines = []
+    if o.project is not None:
+        from pytest_chunkeval.isolation import header_line
+
+        lines.append(header_line(o.project, config.rootpath))
+    lines += [f"chunkeval: {note}" for note in state.notes]
     if not is_local(o.db_uri) or o.storage_options:
         extra = f" (storage options: {o.storage_options.describe()})" if o.storage_options else ""
         lines.append(f"chunkeval: index tables in {redact_uri(o.db_uri)}{extra}")

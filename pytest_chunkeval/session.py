@@ -184,4 +184,8 @@ class ChunkevalState:
             return []
         for state in self.model_states():  # one section per model (its section names it); records shared
             state.ledger.update_records()
+        from pytest_chunkeval.accepted import PYTEST_COMMAND, RUN_COMMAND
+
+        for record in self.ledger.records.values():  # the header names the command this run was started with
+            record.command = RUN_COMMAND if self.options.project is not None else PYTEST_COMMAND
         return self.ledger.save()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.accepted import FILE_NAME, HEADER, AcceptedMisses, record_section
+from pytest_chunkeval.accepted import FILE_NAME, HEADER, RUN_COMMAND, AcceptedMisses, header, record_section
 
 HYBRID = record_section("m", "hybrid", 10)
 VECTOR = record_section("m", "vector", 10)
@@ -30,6 +30,17 @@ def test_misses_are_recorded_sorted_per_setting_and_strategy_and_read_back(tmp_p
     again = AcceptedMisses.load(tmp_path)
     assert again.data == {HYBRID: {"ast": ["q1", "q2"]}, VECTOR: {"ast": ["q3"]}}
     assert again.ids(HYBRID, "ast") == {"q1", "q2"} and again.ids(HYBRID, "fixed_size") == set()
+
+
+def test_the_header_names_the_command_the_run_was_started_with(tmp_path: Path) -> None:
+    """Issue 33: a record written by `chunkeval run` named `pytest --chunkeval --chunkeval-accept-misses`."""
+    assert "# Written by `pytest --chunkeval --chunkeval-accept-misses`;" in HEADER
+    record = AcceptedMisses(tmp_path / FILE_NAME, {HYBRID: {"ast": ["q1"]}}, dirty=True, command=RUN_COMMAND)
+    record.save()
+    text = (tmp_path / FILE_NAME).read_text()
+    assert text.startswith(header(RUN_COMMAND))
+    assert "# Written by `chunkeval run --chunkeval-accept-misses`;" in text and "pytest --chunkeval" not in text
+    assert AcceptedMisses.load(tmp_path).data == {HYBRID: {"ast": ["q1"]}}
 
 
 def test_a_fixed_query_is_forgotten_and_one_that_did_not_run_is_kept(tmp_path: Path) -> None:

@@ -327,10 +327,11 @@ def test_the_readme_names_the_action_as_the_package_does() -> None:
 @pytest.mark.parametrize("where", ["README.md", "docs/pull-requests.md"])
 def test_the_documented_workflow_is_minimal_and_complete(where: str) -> None:
     text = readme_section() if where == "README.md" else section(ROOT / where, "The GitHub Action")
-    assert len(text.strip().splitlines()) <= 50
+    # The README shows the file `chunkeval init` writes, its comments included (tests/test_init.py checks it).
+    assert len(text.strip().splitlines()) <= (60 if where == "README.md" else 50)
     flow = yaml.safe_load(text.split("```yaml\n", 1)[1].split("```", 1)[0])
     (job,) = flow["jobs"].values()
-    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    assert job.get("permissions", flow.get("permissions")) == {"contents": "read", "pull-requests": "write"}
     # One run per pull request: overlapping runs would race to create the comment (issue 28).
     concurrency = flow["concurrency"]
     assert "github.event.pull_request.number" in (concurrency if isinstance(concurrency, str) else concurrency["group"])

@@ -12,8 +12,9 @@ from frontier_reports import entry, hand_made_report, report
 
 from pytest_chunkeval.cli import main
 from pytest_chunkeval.frontier.analysis import analyse, from_reports
+from pytest_chunkeval.frontier.chart import short_label
 from pytest_chunkeval.frontier.pareto import best, dominates, frontier
-from pytest_chunkeval.frontier.points import Point, default_metric, report_points
+from pytest_chunkeval.frontier.points import Point, default_metric, report_points, report_tags
 from pytest_chunkeval.frontier.pooled import pool
 from pytest_chunkeval.frontier.significance import against_defaults, stratified_test
 from pytest_chunkeval.scoring.family import adjust
@@ -232,3 +233,56 @@ def test_the_embedding_cost_is_the_tokens_embedded_whatever_the_cache_held(
     assert main(["frontier", str(path)]) == 0  # by index size the old point is in, its token cell empty
     old_row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(" old "))
     assert old_row.split()[4] == "—"
+
+
+def test_a_strategy_in_two_reports_keeps_both_points_each_named_by_its_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 33: a base's report and a pull request's, both with fixed_size, kept one point (0.311 vanished)."""
+    def one(folder: str, fixed: float) -> Path:
+        path = tmp_path / folder / "chunkeval-report.json"
+        path.parent.mkdir()
+        path.write_text(json.dumps(report({"s": {
+            "fixed_size": entry([fixed] * 4, 2000, strategy="fixed_size"),
+            "file_level": entry([0.2] * 4, 9000, strategy="file_level"),
+            **({"ast": entry([0.1] * 4, 1000, strategy="ast")} if folder == "head" else {})}})))
+        return path
+
+    base, head = one("base", 0.311), one("head", 0.246)
+    md, png = tmp_path / "f.md", tmp_path / "f.png"
+    assert main(["frontier", str(base), str(head), "--markdown", str(md), "--chart", str(png)]) == 0
+    out = capsys.readouterr().out
+    kept = ("fixed_size (base/chunkeval-report.json)", "fixed_size (head/chunkeval-report.json)")
+    rows = {label: line for line in out.splitlines() for label in kept if line.startswith(f" {label} ")}
+    assert set(rows) == set(kept), out
+    assert "0.311" in rows[kept[0]] and "0.246" in rows[kept[1]]
+    assert f"best: {kept[0]}" in out
+    assert f"fixed_size is in 2 reports on the same suite; each is kept, named by its report: {kept[0]}, {kept[1]}" \
+        in out
+    # a label only one report holds stays plain; so does one both hold with the same values (shown once)
+    assert " ast " in out and " file_level " in out and "file_level (base" not in out
+    assert "s: file_level (hybrid) is the same point in base/chunkeval-report.json, head/chunkeval-report.json: " \
+           "shown once" in out
+    text = md.read_text()
+    assert all(f"| {label} |" in text for label in kept)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    panel = from_reports([json.loads(p.read_text()) for p in (base, head)], None, "bytes",
+                         names=[str(base), str(head)]).panels[0]
+    assert len(panel.points) == 4 and len({p.label for p in panel.points}) == 4
+    assert {short_label(p) for p in panel.frontier} >= {"fixed_size (base/chunkeval-report.json)"}
+
+
+def test_report_names_in_labels_are_short_and_unique() -> None:
+    assert report_tags(["a.json", "b.json"]) == ["a.json", "b.json"]
+    assert report_tags(["runs/base/r.json", "runs/head/r.json", "x.json"]) == ["base/r.json", "head/r.json", "x.json"]
+    assert report_tags(["/tmp/a/x/r.json", "/tmp/b/x/r.json"]) == ["a/x/r.json", "b/x/r.json"]
+    assert report_tags(["r.json", "old/r.json"]) == ["r.json", "old/r.json"]
+    assert report_tags(["r.json", "r.json"]) == ["r.json #1", "r.json #2"]  # one report given twice
+    # pooled over suites: each report's point pools with its own report's points
+    two = report({"s1": {"a": entry([0.5], 10, strategy="a")}, "s2": {"a": entry([0.5], 10, strategy="a")}})
+    one = report({"s1": {"a": entry([0.7], 10, strategy="a")}})
+    points, notes = report_points([two, one], names=["two.json", "one.json"])
+    assert sorted((p.suite, p.label) for p in points) == [
+        ("s1", "a (one.json)"), ("s1", "a (two.json)"), ("s2", "a (two.json)")]
+    pooled, left_out = pool(points)
+    assert [p.label for p in pooled] == ["a (two.json)"] and left_out == ["a (one.json) (hybrid): on 1 of 2 suites"]

@@ -53,13 +53,17 @@ def test_the_same_paths_in_two_repositories_are_four_suites_kept_apart_and_said_
            f"{DOCS}@{digest['toolz', DOCS]} in toolz.json; {DOCS}@{digest['attrs', DOCS]} in attrs.json" in result.notes
 
 
-def test_the_same_suite_in_two_reports_is_one_suite_the_later_report_replacing_the_earlier() -> None:
+def test_the_same_suite_in_two_reports_is_one_suite_that_keeps_the_points_of_both() -> None:
     first, again = repo_report("toolz", {DOCS: 5}), repo_report("toolz", {DOCS: 5})
     again["suites"][DOCS]["strategies"]["ast"] = entry([0.9] * 5, 200, strategy="ast")
     result = from_reports([first, again], None, "bytes", names=["monday.json", "tuesday.json"])
     assert [p.suite for p in result.panels] == [DOCS]
-    assert result.panels[0].best.quality == pytest.approx(0.9)
-    assert f"{DOCS}: ast (hybrid) is in several reports; the last one's is used" in result.notes
+    (panel,) = result.panels
+    assert {p.label: round(p.quality, 3) for p in panel.points} == {
+        "ast (monday.json)": 0.6, "ast (tuesday.json)": 0.9, "file_level": 0.4}  # the same in both: once
+    assert panel.best.label == "ast (tuesday.json)"
+    assert "ast is in 2 reports on the same suite; each is kept, named by its report: ast (monday.json), " \
+           "ast (tuesday.json)" in result.notes
 
 
 def test_without_a_recorded_digest_the_corpus_hash_and_queries_tell_suites_apart() -> None:
@@ -109,3 +113,10 @@ def test_a_suite_result_records_its_content_digest_which_follows_its_corpus_and_
     other_corpus = SuiteResult(suite.key, "docs", suite.corpus, 1, {}, {"q1": spec}, corpus_hash="d" * 64)
     assert len({suite.content_digest, reworded.content_digest, other_corpus.content_digest}) == 3
     assert SuiteResult(suite.key, "docs", suite.corpus, 1, {}, {"q1": spec}).content_digest == ""  # no corpus hash
+
+
+def test_the_same_report_read_twice_shows_each_point_once() -> None:
+    first = repo_report("toolz", {DOCS: 5})
+    result = from_reports([first, json.loads(json.dumps(first))], None, "bytes", names=["r.json", "copy/r.json"])
+    assert sorted(p.label for p in result.panels[0].points) == ["ast", "file_level"]
+    assert f"{DOCS}: ast (hybrid) is the same point in r.json, copy/r.json: shown once" in result.notes

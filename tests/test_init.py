@@ -20,6 +20,8 @@ from pytest_chunkeval.cli import main
 from pytest_chunkeval.golden import load_golden
 from pytest_chunkeval.init.files import ACTION, WORKFLOW_FILE, strategy_module
 from pytest_chunkeval.init.ini_text import edit
+from pytest_chunkeval.init.suites import FAMILY_ALPHA, LARGEST_MDE, MIN_QUERIES, TYPICAL_SD, detectable
+from pytest_chunkeval.scoring.family import queries_needed
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = ["golden/docs/queries.yaml", "golden/history/queries.yaml"]
@@ -133,7 +135,10 @@ def make_repo(root: Path, extra: dict[str, str | bytes] | None = None) -> Path:
 
 
 def init(root: Path, *args: str) -> int:
-    return main(["init", str(root), *args])
+    """``chunkeval init`` on the small repositories here, whose suites are far below the minimum it writes unless
+    told (``--min-queries 1``, unless the test names it)."""
+    least = [] if any(a.startswith("--min-queries") for a in args) else ["--min-queries", "1"]
+    return main(["init", str(root), *least, *args])
 
 
 def only_inserted(before: str, after: str) -> list[str]:
@@ -175,7 +180,8 @@ def test_init_in_a_git_repository(tmp_path: Path, capsys: pytest.CaptureFixture[
         "Clamp negative offsets when slicing spans",
     }  # the initial commit's lines are rewritten; the .avap file is no code the generator reads
     assert "golden/docs: " in out and "golden/history: 4 queries" in out
-    assert "note: 4 queries are few: a pull-request check over them detects only large falls" in out
+    assert "note: 4 queries are few: a pull-request check over them detects only large falls (above about 0.49" \
+        in out
 
     # no configuration at all: a pytest.ini is created
     assert (repo / "pytest.ini").read_text().startswith("[pytest]\n")
@@ -423,6 +429,46 @@ def test_nothing_to_make_a_suite_from(tmp_path: Path, capsys: pytest.CaptureFixt
     assert tree(repo) == before
 
 
+def test_suites_too_small_to_judge_are_skipped_with_the_reason(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 33: a suite of 2 queries (intervals 0-1, every p 1) was written as if it could judge a change."""
+    repo = make_repo(tmp_path / "repo")
+    before = tree(repo)
+    assert main(["init", str(repo)]) == 1  # the default minimum
+    said = capsys.readouterr()
+    err = said.err
+    assert "no golden suite could be made" in err and tree(repo) == before
+    history = next(line for line in err.splitlines() if line.startswith("  golden/history: "))
+    assert history == (
+        f"  golden/history: 4 queries, fewer than the {MIN_QUERIES} a suite needs to judge a change "
+        "(dropped: no_code_files=1, too_few_surviving_lines=1): over 4 queries a pull-request check sees only falls of NDCG@10 larger than "
+        f"about 0.49; {MIN_QUERIES} queries bring that to 0.15, 150 to 0.08. Add queries by hand, or write it as it "
+        "is with --min-queries 4")
+    assert "  golden/docs: 6 queries, fewer than the 42 a suite needs" in err  # the docstrings' queries
+    assert "  golden/docs: skipped: 6 queries, fewer than the 42 a suite needs" in said.out  # the summary, too
+
+    # a suite large enough is written, the other is skipped with the reason in the summary
+    assert init(repo, "--min-queries", "5") == 0
+    out = capsys.readouterr().out
+    assert "golden/docs: 6 queries over" in out and (repo / "golden" / "docs" / "queries.yaml").is_file()
+    assert "golden/history: skipped: 4 queries, fewer than the 5 a suite needs" in out
+    assert not (repo / "golden" / "history").exists()
+    # --min-queries 1 writes whatever a generator made
+    assert init(repo, "--force", "--min-queries", "1") == 0
+    assert all((repo / s).is_file() for s in SUITES)
+    # a cap below the minimum could never write a suite
+    assert main(["init", str(repo), "--force", "--max-queries", "10"]) == 2
+    assert "--max-queries 10 is below --min-queries 42: every suite would be skipped" in capsys.readouterr().err
+
+
+def test_the_minimum_comes_from_the_detectable_effect() -> None:
+    """docs/golden-suites.md: a family of three tests at alpha 0.05 (Holm), a per-query spread of 0.30, 80 % power:
+    the fewest queries that detect a fall of 0.15."""
+    assert MIN_QUERIES == queries_needed(TYPICAL_SD, LARGEST_MDE, FAMILY_ALPHA) == 42
+    assert round(FAMILY_ALPHA * 3, 12) == 0.05 and (TYPICAL_SD, LARGEST_MDE) == (0.30, 0.15)
+    assert [round(detectable(n), 2) for n in (2, 20, 30, 42, 150)] == [0.69, 0.22, 0.18, 0.15, 0.08]
+
+
 def test_a_folder_inside_a_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A monorepo's project: pytest run there reads the configuration above it, so the settings go there, with
     paths relative to it, and no pytest.ini shadows it."""
@@ -463,3 +509,13 @@ def test_workflow_is_valid(tmp_path: Path) -> None:
     else:
         pytest.skip("no actionlint here (make setup installs it)")
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_the_readme_shows_the_workflow_init_writes(tmp_path: Path) -> None:
+    """Issue 33: the README's workflow differed from the one init writes (triggers, permissions, concurrency). The
+    README shows the file init writes in a repository whose default branch is main, with both suites."""
+    repo = make_repo(tmp_path / "repo")
+    assert init(repo) == 0
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("```yaml\n# pytest-chunkeval, written by `chunkeval init`") + len("```yaml\n")
+    assert readme[start:readme.index("```", start)] == (repo / WORKFLOW_FILE).read_text(encoding="utf-8")

@@ -217,7 +217,31 @@ def test_chunkeval_run_evaluates_where_the_projects_test_setup_stops_pytest(tmp_
     # The command that records misses is the same command (as init prints it), and it works the same way.
     accepted = chunkeval_run(tmp_path, "--chunkeval-accept-misses")
     assert accepted.returncode == 0, (accepted.stdout + accepted.stderr)[-4000:]
-    assert (tmp_path / "golden" / "shop" / "accepted_misses.yaml").is_file()
+    record = (tmp_path / "golden" / "shop" / "accepted_misses.yaml").read_text()
+    assert "# Written by `chunkeval run --chunkeval-accept-misses`;" in record  # the command used, not pytest's
+
+
+def test_the_header_says_why_the_configfile_is_the_packages_own(tmp_path: Path) -> None:
+    """Issue 33: `configfile: .../site-packages/pytest_chunkeval/isolated.ini` with no word of why."""
+    write_project(tmp_path, hostile=True)
+    done = chunkeval_run(tmp_path, "--collect-only")
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    header = done.stdout.split("collected ", 1)[0].splitlines()
+    configfile = next(i for i, line in enumerate(header) if line.startswith("configfile: "))
+    assert header[configfile].endswith("pytest_chunkeval/isolated.ini")
+    assert header[configfile + 1] == (
+        "chunkeval run: configfile isolated.ini on purpose: only the chunkeval_* settings of pyproject.toml are read; "
+        "the project's own pytest settings, its conftests (but those that define strategies) and its plugins stay "
+        "out (pytest --chunkeval -m chunkeval keeps them)")
+    (tmp_path / "pyproject.toml").unlink()  # no configuration at all: nothing of it is read
+    bare = chunkeval_run(tmp_path, "--collect-only", "--chunkeval-golden=golden/shop/queries.yaml")
+    assert "chunkeval run: configfile isolated.ini on purpose: the project has no pytest configuration file in ., " \
+           "so no chunkeval_* setting is read;" in bare.stdout
+    # inside the project's own configuration there is nothing to explain
+    plain = subprocess.run([sys.executable, "-m", "pytest", "--chunkeval", "--collect-only", "-p", "no:cacheprovider",
+                            "--noconftest", "--chunkeval-golden=golden/shop/queries.yaml"], cwd=tmp_path,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=600)
+    assert "chunkeval run: configfile" not in plain.stdout + plain.stderr
 
 
 @pytest.mark.slow

@@ -42,6 +42,17 @@ def test_only_misses_without_a_record_count_and_each_mode_reads_its_own_section(
     assert s.catalog.label("ast", "vector") == "ast[vector]"
 
 
+@pytest.mark.parametrize(("isolated", "command"), [(False, "pytest --chunkeval --chunkeval-accept-misses"),
+                                                   (True, "chunkeval run --chunkeval-accept-misses")])
+def test_the_record_names_the_command_the_run_was_started_with(suite_dir: Path, isolated: bool, command: str) -> None:
+    """Issue 33: a record written by `chunkeval run` named the pytest command in its header."""
+    root = suite_dir.parent.parent
+    s = state(root, accept_misses=True, project=root if isolated else None)
+    s.ledger.record(s.catalog.suite(suite_dir / "queries.yaml"), "ast", "q1", False)
+    assert s.save_accepted() == [suite_dir / FILE_NAME]
+    assert f"# Written by `{command}`;" in (suite_dir / FILE_NAME).read_text()
+
+
 def test_accepting_writes_each_modes_section_and_nothing_without_the_flag(suite_dir: Path) -> None:
     root = suite_dir.parent.parent
     plain = state(root, retrieval="hybrid,vector")

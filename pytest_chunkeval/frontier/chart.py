@@ -35,8 +35,9 @@ def families(result: Frontier) -> dict[str, str]:
 
 def short_label(p: Point) -> str:
     """A frontier point's label on the chart: its values (the colour names the strategy), or the strategy's name
-    for a plain one; the table has the full labels."""
-    return "·".join(str(v).lower() for v in p.params.values()) if p.params else p.family
+    for a plain one, with its report where several reports hold it; the table has the full labels."""
+    short = "·".join(str(v).lower() for v in p.params.values()) if p.params else p.family
+    return f"{short} ({p.report})" if p.report else short
 
 
 def _draw(ax: object, panel: Panel, metric: str, cost: str, colours: dict[str, str]) -> None:

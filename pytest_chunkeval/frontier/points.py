@@ -11,7 +11,8 @@ mode too, but answers a narrower question (what fits one generator's context of 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import PurePath
 from typing import Any
 
 from pytest_chunkeval.grid import parse_label
@@ -46,6 +47,9 @@ class Point:
     default: bool  # today's default of its strategy (the plain strategy, or the point at the factory's defaults)
     costs: Mapping[str, float]  # every axis of COSTS the report records
     per_query: PerQuery = field(default_factory=dict)  # suite -> query id -> quality
+    #: The report it comes from, when several reports hold its label on the same suite (:func:`report_points`): its
+    #: label then ends in `` (REPORT)``; empty otherwise.
+    report: str = ""
 
     @property
     def quality(self) -> float:
@@ -126,21 +130,77 @@ def suite_points(key: str, suite: Mapping[str, Any], modes: tuple[str, ...], met
     return out
 
 
+def report_tags(names: Sequence[str]) -> list[str]:
+    """Short, unique names of reports for point labels: the file name (``head.json``), with as many parent folders as
+    tell two of the same name apart (``base/report.json``, ``head/report.json``), and the report's place in the list
+    for one given twice (``r.json #2``)."""
+    parts = [PurePath(n).parts or (n,) for n in names]
+    depth = [1] * len(names)
+
+    def tag(i: int) -> str:
+        return str(PurePath(*parts[i][-depth[i]:]))
+
+    while True:
+        groups: dict[str, list[int]] = {}
+        for i in range(len(names)):
+            groups.setdefault(tag(i), []).append(i)
+        grow = [i for same in groups.values() if len(same) > 1 for i in same if depth[i] < len(parts[i])]
+        if not grow:
+            break
+        for i in grow:
+            depth[i] += 1
+    tags = [tag(i) for i in range(len(names))]
+    return [f"{t} #{i + 1}" if tags.count(t) > 1 else t for i, t in enumerate(tags)]
+
+
+def _same(a: Point, b: Point) -> bool:
+    return dict(a.per_query) == dict(b.per_query) and dict(a.costs) == dict(b.costs)
+
+
+def _keep_apart(found: list[list[Point]], tags: Sequence[str]) -> tuple[list[Point], list[str]]:
+    """Every point of every report (``found``: per report). A label that two reports hold on the same suite and
+    mode with different values (a base's report and a pull request's, say) is named by its report in each report
+    that holds it, on every suite, so both points stay and pool with their own report's points. The same point in
+    two reports (equal per-query values and costs: one report read twice) is shown once."""
+    held: dict[tuple[str, str, str], list[tuple[int, Point]]] = {}
+    for i, points in enumerate(found):
+        for p in points:
+            held.setdefault((p.suite, p.mode, p.label), []).append((i, p))
+    shared = {label for (_, _, label), where in held.items() if any(not _same(where[0][1], p) for _, p in where)}
+    notes = []
+    for label in sorted(shared):
+        holders = [i for i, points in enumerate(found) if any(p.label == label for p in points)]
+        notes.append(f"{label} is in {len(holders)} reports on the same suite; each is kept, named by its report: "
+                     + ", ".join(f"{label} ({tags[i]})" for i in holders))
+    out = []
+    for i, points in enumerate(found):
+        for p in points:
+            if p.label in shared:
+                out.append(replace(p, label=f"{p.label} ({tags[i]})", report=tags[i]))
+            elif held[(p.suite, p.mode, p.label)][0][0] == i:
+                out.append(p)  # the first of equal points
+    for (suite, mode, label), where in held.items():
+        if label not in shared and len(where) > 1:
+            notes.append(f"{suite}: {label} ({mode}) is the same point in {', '.join(tags[i] for i, _ in where)}: "
+                         "shown once")
+    return out, notes
+
+
 def report_points(reports: Sequence[Mapping[str, Any]], metric: str | None = None,
                   names: Sequence[str] | None = None) -> tuple[list[Point], list[str]]:
     """Every point of every report, and notes. Suites are told apart by content (:mod:`.suites`): a key two reports
-    share names one suite when their contents are equal (the later report's entries replace the earlier's) and one
-    suite per content otherwise. ``names`` name the reports in notes and errors; ``metric`` defaults to
-    :func:`default_metric` at the first report's k."""
+    share names one suite when their contents are equal and one suite per content otherwise. A strategy or grid point
+    that two reports hold on the same suite is kept twice, each labelled by its report (:func:`report_tags`).
+    ``names`` name the reports in labels, notes and errors; ``metric`` defaults to :func:`default_metric` at the
+    first report's k."""
     from pytest_chunkeval.frontier.suites import suite_names
 
-    shown, notes = suite_names(reports, names or [f"report {i + 1}" for i in range(len(reports))])
-    found: dict[tuple[str, str, str], Point] = {}
+    names = names or [f"report {i + 1}" for i in range(len(reports))]
+    shown, notes = suite_names(reports, names)
+    found: list[list[Point]] = []
     for i, report in enumerate(reports):
         metric = metric or default_metric(int(report.get("k", DEFAULT_K)))
-        for key, suite in (report.get("suites") or {}).items():
-            for p in suite_points(shown[(i, key)], suite, report_modes(report), metric):
-                if (p.suite, p.mode, p.label) in found:
-                    notes.append(f"{p.suite}: {p.label} ({p.mode}) is in several reports; the last one's is used")
-                found[(p.suite, p.mode, p.label)] = p
-    return list(found.values()), notes
+        found.append([p for key, suite in (report.get("suites") or {}).items()
+                      for p in suite_points(shown[(i, key)], suite, report_modes(report), metric)])
+    points, kept = _keep_apart(found, report_tags(names))
+    return points, notes + kept

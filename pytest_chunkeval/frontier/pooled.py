@@ -41,6 +41,6 @@ def pool(points: Sequence[Point]) -> tuple[list[Point], list[str]]:
             out.append(Point(
                 pooled_label(len(suites)), mode, label, first.family, first.params, all(p.default for p in group),
                 {c: sum(p.costs[c] for p in group) for c in COSTS if all(c in p.costs for p in group)},
-                {s: q for p in group for s, q in p.per_query.items()},
+                {s: q for p in group for s, q in p.per_query.items()}, first.report,
             ))
     return out, left_out

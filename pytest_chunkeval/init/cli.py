@@ -23,7 +23,7 @@ from pytest_chunkeval.init.ini import GRAMMAR_KEYS, KEYS, InitError, Target, fin
 from pytest_chunkeval.init.ini_text import render
 from pytest_chunkeval.init.plan import Plan, conflicts, make_plan, write_all
 from pytest_chunkeval.init.repo import inspect_repo
-from pytest_chunkeval.init.suites import SUITES, SuiteResult, build_suites, history_skip
+from pytest_chunkeval.init.suites import MIN_QUERIES, SUITES, SuiteResult, build_suites, detectable, history_skip
 
 MAX_QUERIES = 150
 BASELINE = "file_level"
@@ -62,6 +62,9 @@ def add_parser(top: Any) -> None:
     init.add_argument("--force", action="store_true", help="replace outputs that are already there")
     init.add_argument("--max-queries", type=_positive, default=MAX_QUERIES,
                       help="queries per suite at most (%(default)s)")
+    init.add_argument("--min-queries", type=_positive, default=MIN_QUERIES,
+                      help="queries a suite needs to be written (%(default)s: fewer cannot judge a change; see "
+                           "docs/golden-suites.md)")
     init.add_argument("--no-history", action="store_true", help="no suite from commit subjects")
     init.add_argument("--action", default=ACTION, metavar="REF",
                       help="the action the workflow uses: owner/repo@ref, or a ref of the default (%(default)s)")
@@ -87,11 +90,6 @@ def _languages(found: Detection, target: Target) -> list[str]:
     return out
 
 
-#: Below this many queries a suite's paired tests can see only large falls (with 20 queries and a typical per-query
-#: spread of 0.3, the smallest detectable fall of NDCG at alpha 0.05 is about 0.19).
-FEW_QUERIES = 30
-
-
 def _suites(results: list[SuiteResult], max_queries: int) -> list[str]:
     out = [f"Golden suites (seed {DocsOptions().seed}, at most {max_queries} queries each):"]
     for suite in results:
@@ -99,9 +97,10 @@ def _suites(results: list[SuiteResult], max_queries: int) -> list[str]:
         if suite.staged is not None:
             out.append(f"    dropped: {suite.dropped()}")
             n = int(suite.meta.get("queries", 0))
-            if n < FEW_QUERIES:
+            if n < MIN_QUERIES:  # written because --min-queries allowed it
                 out.append(f"    note: {n} queries are few: a pull-request check over them detects only large falls "
-                           "(the report says how large); add queries by hand or raise --max-queries")
+                           f"(above about {detectable(n):.2f} of NDCG@10; the report says how large); add queries "
+                           "by hand")
     return out
 
 
@@ -137,6 +136,10 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _init(args: argparse.Namespace, command: str) -> int:
+    if args.max_queries < args.min_queries:
+        print(f"chunkeval init: --max-queries {args.max_queries} is below --min-queries {args.min_queries}: every "
+              "suite would be skipped. Nothing was written.", file=sys.stderr)
+        return 2
     info = inspect_repo(args.path)
     plan = make_plan(info, find_target(info.root))
     attempted = [s for s in SUITES if s != "history" or history_skip(info, args.no_history) is None]
@@ -150,7 +153,8 @@ def _init(args: argparse.Namespace, command: str) -> int:
         print("--force: replacing", "; ".join(problems))
     print(*_languages(detect(info, plan.outputs), plan.target), sep="\n")
     with tempfile.TemporaryDirectory(prefix="chunkeval-init-") as staging:
-        results = build_suites(info, Path(staging), args.max_queries, args.no_history, plan.outputs, command)
+        results = build_suites(info, Path(staging), args.max_queries, args.no_history, plan.outputs, command,
+                               args.min_queries)
         print(*_suites(results, args.max_queries), sep="\n")
         made = [r for r in results if r.staged is not None]
         if not made:

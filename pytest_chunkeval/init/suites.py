@@ -3,7 +3,8 @@ is history, with the existing generators and their default seed (the same reposi
 
 Suites are built in a staging folder outside the repository and moved in only once everything else is known to
 succeed, so a failure leaves the repository as it was. A generator that cannot make a suite here is skipped with
-its reason (its drop counts when it had candidates): one usable suite is enough to start.
+its reason (its drop counts when it had candidates): one usable suite is enough to start. A suite of fewer than
+``min_queries`` queries (:data:`MIN_QUERIES` by default) is skipped the same way: it cannot judge a change.
 """
 from __future__ import annotations
 
@@ -18,9 +19,22 @@ from pytest_chunkeval.generators.git import GitError
 from pytest_chunkeval.generators.history import HistoryOptions, build_from_history
 from pytest_chunkeval.golden import GoldenError
 from pytest_chunkeval.init.repo import RepoInfo
+from pytest_chunkeval.scoring.family import mde
 
 GOLDEN_DIR = "golden"
 SUITES = ("docs", "history")
+
+#: What a suite must let a pull-request check see, and what that takes (docs/golden-suites.md, "chunkeval init"):
+#: the check's family per changed strategy is three tests (file-mode NDCG@10, Recall@10 and the per-query hits) at
+#: alpha 0.05 with Holm, so the first of them must clear 0.05 / 3; a typical spread of the paired per-query NDCG@10
+#: differences is about 0.30 (0.25-0.35 measured). The minimum detectable effect at 80 % power is then
+#: 3.24 * 0.30 / sqrt(n): 0.22 at 20 queries, 0.18 at 30, 0.15 at 42, 0.08 at 150 (the default --max-queries).
+FAMILY_ALPHA = 0.05 / 3
+TYPICAL_SD = 0.30
+#: The largest fall of NDCG@10 a suite may be blind to and still be worth a check: 0.15 (a fifth of a typical 0.75).
+LARGEST_MDE = 0.15
+#: The fewest queries a suite ``chunkeval init`` writes has (``--min-queries``): ceil((3.24 * 0.30 / 0.15) ** 2).
+MIN_QUERIES = 42
 
 
 @dataclass
@@ -44,6 +58,23 @@ class SuiteResult:
 
     def dropped(self) -> str:
         return ", ".join(f"{k}={v}" for k, v in self.meta.get("dropped", {}).items()) or "none"
+
+
+def detectable(queries: int) -> float:
+    """The smallest fall of NDCG@10 a check over ``queries`` detects, at the typical spread (:data:`TYPICAL_SD`)."""
+    found = mde(TYPICAL_SD, queries, FAMILY_ALPHA)
+    return 1.0 if found is None else min(1.0, found)
+
+
+def too_few(queries: int, min_queries: int, meta: dict[str, Any]) -> str:
+    """Why a suite of ``queries`` is not written, what it would take, and how to write it anyway."""
+    counts = _counts(meta)
+    made = f"{queries} {'query' if queries == 1 else 'queries'}"
+    return (f"{made}, fewer than the {min_queries} a suite needs to judge a change"
+            + (f" ({counts})" if counts else "")
+            + f": over {made} a pull-request check sees only falls of NDCG@10 larger than about "
+            f"{detectable(queries):.2f}; {MIN_QUERIES} queries bring that to {detectable(MIN_QUERIES):.2f}, 150 to "
+            f"{detectable(150):.2f}. Add queries by hand, or write it as it is with --min-queries {max(queries, 1)}")
 
 
 def _counts(meta: dict[str, Any]) -> str:
@@ -75,9 +106,18 @@ def history_skip(info: RepoInfo, no_history: bool) -> str | None:
     return None
 
 
+def _enough(suite: SuiteResult, min_queries: int) -> None:
+    """A staged suite of fewer than ``min_queries`` queries is skipped with the reason (it stays in staging)."""
+    queries = int(suite.meta.get("queries", 0))
+    if suite.staged is not None and queries < min_queries:
+        suite.staged = None
+        suite.skipped = too_few(queries, min_queries, suite.meta)
+
+
 def build_suites(info: RepoInfo, staging: Path, max_queries: int, no_history: bool, exclude: tuple[str, ...],
-                 command: str) -> list[SuiteResult]:
-    """Both suites, staged under ``staging/<name>``; ``exclude`` (repository-relative) is never read."""
+                 command: str, min_queries: int = MIN_QUERIES) -> list[SuiteResult]:
+    """Both suites, staged under ``staging/<name>``; ``exclude`` (repository-relative) is never read; a suite of
+    fewer than ``min_queries`` queries is skipped."""
     docs = SuiteResult("docs")
     started = time.perf_counter()
     try:
@@ -89,6 +129,7 @@ def build_suites(info: RepoInfo, staging: Path, max_queries: int, no_history: bo
     except (GoldenError, ValueError, OSError) as exc:
         docs.skipped = str(exc)
     docs.seconds = time.perf_counter() - started
+    _enough(docs, min_queries)
 
     history = SuiteResult("history")
     reason = history_skip(info, no_history)
@@ -106,4 +147,5 @@ def build_suites(info: RepoInfo, staging: Path, max_queries: int, no_history: bo
     except (GoldenError, GitError, ValueError, OSError) as exc:
         history.skipped = str(exc)
     history.seconds = time.perf_counter() - started
+    _enough(history, min_queries)
     return [docs, history]
