@@ -327,8 +327,8 @@ def test_the_readme_names_the_action_as_the_package_does() -> None:
 @pytest.mark.parametrize("where", ["README.md", "docs/pull-requests.md"])
 def test_the_documented_workflow_is_minimal_and_complete(where: str) -> None:
     text = readme_section() if where == "README.md" else section(ROOT / where, "The GitHub Action")
-    # The README shows the file `chunkeval init` writes, its comments included (tests/test_init.py checks it).
-    assert len(text.strip().splitlines()) <= (60 if where == "README.md" else 50)
+    # Both show the file `chunkeval init` writes, its comments included (tests/test_init.py checks it).
+    assert len(text.strip().splitlines()) <= (60 if where == "README.md" else 70)
     flow = yaml.safe_load(text.split("```yaml\n", 1)[1].split("```", 1)[0])
     (job,) = flow["jobs"].values()
     assert job.get("permissions", flow.get("permissions")) == {"contents": "read", "pull-requests": "write"}

@@ -511,11 +511,13 @@ def test_workflow_is_valid(tmp_path: Path) -> None:
     assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
-def test_the_readme_shows_the_workflow_init_writes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("page", ["README.md", "docs/pull-requests.md"])
+def test_the_docs_show_the_workflow_init_writes(tmp_path: Path, page: str) -> None:
     """Issue 33: the README's workflow differed from the one init writes (triggers, permissions, concurrency). The
-    README shows the file init writes in a repository whose default branch is main, with both suites."""
+    README and the pull-requests page show the file init writes in a repository whose default branch is main, with
+    both suites."""
     repo = make_repo(tmp_path / "repo")
     assert init(repo) == 0
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / page).read_text(encoding="utf-8")
     start = readme.index("```yaml\n# pytest-chunkeval, written by `chunkeval init`") + len("```yaml\n")
     assert readme[start:readme.index("```", start)] == (repo / WORKFLOW_FILE).read_text(encoding="utf-8")
