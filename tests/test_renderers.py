@@ -159,7 +159,7 @@ def test_the_terminal_summary_puts_the_verdict_first_then_every_suites_tables_an
     text = summary_text(made_summary())
     lines = text.splitlines()
     assert lines[0] == ("VERDICT: FAIL (head vs base main (0123456789); 2 paired tests can fail the run (file-mode "
-                        "NDCG@10 and R@10 of each changed strategy), Holm-adjusted)")
+                        "NDCG@10, R@10 and the hit test of each changed strategy), Holm-adjusted)")
     order = [text.index(s) for s in ("VERDICT: FAIL", f"{KEY} — 3 files", "chunks and index", "head vs main",
                                      "embedded 3 texts, 7 from cache (model m)")]
     assert order == sorted(order)

@@ -26,7 +26,7 @@ def context(summary: Summary) -> str:
     elif base.get("report"):
         parts.append(f"head vs the stored report {base['report']}")
     if summary.comparisons:
-        gating = f"file-mode {label(NDCG, summary.k)} and {label(RECALL, summary.k)}"
+        gating = f"file-mode {label(NDCG, summary.k)}, {label(RECALL, summary.k)} and the hit test"
         parts.append(f"{summary.family_size} paired tests can fail the run ({gating} of each changed strategy), "
                      f"{METHODS.get(summary.correction, summary.correction)}")
     return "; ".join(parts)
