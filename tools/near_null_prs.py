@@ -51,6 +51,9 @@ Needs Python 3.11+ with PyYAML for itself (the virtualenv's Python has it); git;
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
+import hashlib
 import json
 import math
 import os
@@ -60,7 +63,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -353,6 +356,16 @@ def failed_items(junit: Path) -> list[str]:
     return failed
 
 
+def package_fingerprint(venv: Path) -> str:
+    """Which build of pytest-chunkeval the virtualenv holds: the version and a hash of its RECORD (every file's
+    hash), so that results of two wheels are never mixed up."""
+    records = sorted(venv.glob("lib/python*/site-packages/pytest_chunkeval-*.dist-info/RECORD"))
+    if not records:
+        return "?"
+    digest = hashlib.sha256(records[0].read_bytes()).hexdigest()[:12]
+    return f"{records[0].parent.name.removeprefix('pytest_chunkeval-').removesuffix('.dist-info')}+{digest}"
+
+
 def run_pr(repo: Path, base: str, pr: PullRequest, env: Mapping[str, str], action: Path, out: Path,
            timeout: float) -> dict[str, Any]:
     branch = BRANCH_PREFIX + pr.name
@@ -370,6 +383,7 @@ def run_pr(repo: Path, base: str, pr: PullRequest, env: Mapping[str, str], actio
     written = ("chunkeval-report.json", "chunkeval-report.md", "chunkeval-junit.xml", "chunkeval-report.png")
     for name in written:
         (repo / name).unlink(missing_ok=True)
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     try:
         step = run_evaluate(action, repo, inputs, env, folder, timeout)
     finally:
@@ -395,7 +409,8 @@ def run_pr(repo: Path, base: str, pr: PullRequest, env: Mapping[str, str], actio
         "summary_head": step.summary.strip().splitlines()[:6],
         "failed_items": failed_items(folder / "chunkeval-junit.xml"),
         "suites": comparison_of(report, pr.strategy),
-        "seconds": round(step.seconds, 1),
+        "seconds": round(step.seconds, 1), "started": started,
+        "package": package_fingerprint(Path(env["VIRTUAL_ENV"])), "action": str(action),
     }
 
 
@@ -517,6 +532,29 @@ def say(message: str) -> None:
 # -- the command ----------------------------------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def repository_lock(repo: Path) -> Iterator[None]:
+    """One run at a time per repository: the pull requests are checked out in the repository's own working tree,
+    so a second run there (another wheel's, at the same time) would evaluate the first run's files and delete its
+    reports. Waits for the other run (an exclusive ``flock`` on ``.git/near_null_prs.lock``, released when a run
+    ends, however it ends)."""
+    lock_path = Path(git(repo, "rev-parse", "--absolute-git-dir")) / "near_null_prs.lock"
+    with lock_path.open("a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say(f"{repo.name}: another near_null_prs run is using it ({lock_path}); waiting for it to end ...")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     venv = args.venv.resolve()
     if not (venv / "bin" / "chunkeval").is_file():
@@ -532,28 +570,33 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise SystemExit(f"--only: unknown pull requests {sorted(unknown)}")
         chosen = [p for p in chosen if p.name in wanted]
     for repo in args.repos:
-        repo = repo.resolve()
-        out = args.out.resolve() / repo.name
-        out.mkdir(parents=True, exist_ok=True)
-        base = ensure_base(repo, env, out, args.timeout)
-        results = out / "results.jsonl"
-        done = {json.loads(line)["pr"] for line in results.read_text().splitlines()} if results.is_file() else set()
-        for pr in chosen:
-            if pr.name in done and not args.again:
-                say(f"{repo.name} {pr.name}: already in {results} (--again to redo)")
-                continue
-            say(f"{repo.name} {pr.name} ({pr.kind}) ...")
-            row = run_pr(repo, base, pr, env, action, out, args.timeout)
-            rows: list[dict[str, Any]] = ([json.loads(line) for line in results.read_text().splitlines()]
-                                          if results.is_file() else [])
-            rows = [r for r in rows if r["pr"] != pr.name] + [row]
-            results.write_text("".join(json.dumps(r) + "\n" for r in rows))
-            say(f"  exit {row['exit_code']} in {row['seconds']:.0f} s: {reasons_text(row)}")
+        with repository_lock(repo.resolve()):
+            run_repository(repo.resolve(), args, env, action, chosen)
     rows = load_rows(args.out.resolve())
     text = table(rows) + "\n\n" + summary(rows)
     (args.out.resolve() / "summary.md").write_text(text + "\n")
     print(text)
     return 0
+
+
+def run_repository(repo: Path, args: argparse.Namespace, env: Mapping[str, str], action: Path,
+                   chosen: Sequence[PullRequest]) -> None:
+    out = args.out.resolve() / repo.name
+    out.mkdir(parents=True, exist_ok=True)
+    base = ensure_base(repo, env, out, args.timeout)
+    results = out / "results.jsonl"
+    done = {json.loads(line)["pr"] for line in results.read_text().splitlines()} if results.is_file() else set()
+    for pr in chosen:
+        if pr.name in done and not args.again:
+            say(f"{repo.name} {pr.name}: already in {results} (--again to redo)")
+            continue
+        say(f"{repo.name} {pr.name} ({pr.kind}) ...")
+        row = run_pr(repo, base, pr, env, action, out, args.timeout)
+        rows: list[dict[str, Any]] = ([json.loads(line) for line in results.read_text().splitlines()]
+                                      if results.is_file() else [])
+        rows = [r for r in rows if r["pr"] != pr.name] + [row]
+        results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        say(f"  exit {row['exit_code']} in {row['seconds']:.0f} s: {reasons_text(row)}")
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
