@@ -259,10 +259,8 @@ class QueryItem(EvalItem):
         if state.base.comparing:  # one query is evidence; the comparison item's hit test decides
             if not outcome.hit:
                 found = state.base.ranked(node.suite, node.reg.name, self.query_id, node.mode)
-                lost = found is not None and found[1] is not None
                 item = f"{node.name}::{'vs-base' if state.base.comparing == 'base' else 'regression'}"
-                pytest.xfail(messages.miss_against_base(
-                    state.base.rank(node.suite, node.reg.name, self.query_id, node.mode), lost, item))
+                pytest.xfail(messages.miss_against_base(found, state.options.k, item))
             return
         if node.reg.point and not state.options.gate_grid:  # a sweep measures its points; it does not gate them
             if not outcome.hit:

@@ -159,10 +159,6 @@ class ChunkevalState:
         return summary
 
     # -- accepted misses, over every model ------------------------------------------------------------------------
-    def unrecorded_misses(self) -> int:
-        """Misses this run that a record holds against and does not list."""
-        return sum(state.ledger.unrecorded() for state in self.model_states())
-
     def record_drift(self) -> list[Drift]:
         """Every row's outcomes against the record that holds them, over every model."""
         return [d for state in self.model_states() for d in state.ledger.drift(state.node_label)]

@@ -84,13 +84,22 @@ def fixed_message(name: str, outcome: QueryOutcome, k: int, base_rank: str | Non
     return _query_message(head, name, outcome, k, base_rank, [])
 
 
-def miss_against_base(rank: str | None, lost: bool, item: str) -> str:
+def base_rank(found: tuple[str, int | None] | None, k: int) -> str | None:
+    """'on base main: rank 3' / '…: not in the top 10' from :meth:`BaseSide.ranked` (None: not paired)."""
+    if found is None:
+        return None
+    where, rank = found
+    return f"{where}: rank {rank}" if rank is not None else f"{where}: not in the top {k}"
+
+
+def miss_against_base(found: tuple[str, int | None] | None, k: int, item: str) -> str:
     """Why a query missed with a base is xfailed, not failed: one query is evidence, the comparison ``item``'s hit
-    test weighs every lost query against the gained ones (``rank``: :meth:`BaseSide.rank`, None: not paired)."""
-    if rank is None:
+    test weighs every lost query against the gained ones (``found``: :meth:`BaseSide.ranked`, None: not paired)."""
+    rank = base_rank(found, k)
+    if found is None:
         return ("missed; not paired with the base (a query added or changed, or a strategy new on head): "
                 "evidence, not judged")
-    if lost:
+    if found[1] is not None:
         return f"lost against the base ({rank}): evidence for {item}, whose hit test weighs lost against gained queries"
     return f"missed on both sides ({rank})"
 

@@ -174,8 +174,6 @@ class BaseSide:
 
     def rank(self, suite: GoldenSuite, name: str, query_id: str, mode: str | None = None) -> str | None:
         """'on base main: rank 3' / '…: not in the top 10' (see :meth:`ranked`)."""
-        found = self.ranked(suite, name, query_id, mode)
-        if found is None:
-            return None
-        where, rank = found
-        return f"{where}: rank {rank}" if rank is not None else f"{where}: not in the top {self.options.k}"
+        from pytest_chunkeval.output.messages import base_rank
+
+        return base_rank(self.ranked(suite, name, query_id, mode), self.options.k)

@@ -73,10 +73,6 @@ class MissLedger:
                              tuple(q for q, hit in ran.items() if hit and q in accepted) if own else ()))
         return out
 
-    def unrecorded(self) -> int:
-        """Misses this run that a record holds against and does not list."""
-        return sum(len(d.lost) for d in self.drift(lambda name, mode: name))
-
     def unheld(self, label: Callable[[str, str], str]) -> dict[Path, dict[str, list[str]]]:
         """Misses under settings no record holds yet (a new suite): suite -> row label (``label(name, mode)``) ->
         query ids, in run order."""
