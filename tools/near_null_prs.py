@@ -470,14 +470,32 @@ def reasons_text(row: Mapping[str, Any]) -> str:
 
 
 def table(rows: Iterable[Mapping[str, Any]]) -> str:
-    lines = ["| repository | pull request | kind | exit | lost/gained | gating deltas (p / adjusted p) | reasons | s |",
-             "|---|---|---|---:|---|---|---|---:|"]
+    lines = ["| repository | pull request | kind | exit | lost/gained | sign p | gating deltas (p / adjusted p) "
+             "| paired/rules red | reasons | s |",
+             "|---|---|---|---:|---|---:|---|---|---|---:|"]
     for row in rows:
         lg = ", ".join(f"{k.split('/')[-2] if '/' in k else k} -{c['lost']}/+{c['gained']}"
                        for k, c in row["suites"].items())
         lines.append(f"| {row['repository']} | {row['pr']} | {row['kind']} | {row['exit_code']} | {lg} | "
-                     f"{gating_deltas(row)} | {reasons_text(row)} | {row['seconds']:.0f} |")
+                     f"{sign_p(row):.3f} | {gating_deltas(row)} | {'yes' if rules_red(row) else 'no'} | "
+                     f"{reasons_text(row)} | {row['seconds']:.0f} |")
     return "\n".join(lines)
+
+
+def sign_p(row: Mapping[str, Any]) -> float:
+    """One-sided exact sign test of the changed strategy's lost against gained queries, pooled over its suites:
+    P(at least this many of the discordant queries are losses | no change). Not a decision of the check: a
+    reference for a paired hit test, read beside what the check decided."""
+    lost = sum(c["lost"] for c in row["suites"].values())
+    gained = sum(c["gained"] for c in row["suites"].values())
+    return 1.0 - binom_cdf(lost - 1, lost + gained, 0.5) if lost else 1.0
+
+
+def rules_red(row: Mapping[str, Any]) -> bool:
+    """Red by the report's comparison alone: a gating metric regressed (paired test past tolerance, adjusted), the
+    index grew past the limit, or new warnings, in some suite; what the per-query items add is left out."""
+    return any(any(m.get("regressed") for m in c["metrics"]) or (c.get("index") or {}).get("regressed")
+               or c.get("verdict") == "worse" for c in row["suites"].values())
 
 
 def fell(row: Mapping[str, Any]) -> bool:
@@ -502,15 +520,19 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> str:
         for r in near:
             for reason in r["verdict"]["reasons"]:
                 kinds[reason["title"]] = kinds.get(reason["title"], 0) + 1
+        out.append(f"  red by the paired metric tests and the index/warning rules alone: "
+                   f"{sum(rules_red(r) for r in near)} of {n}")
         if kinds:
             ranked = sorted(kinds.items(), key=lambda x: -x[1])
             out.append("  red for: " + "; ".join(f"{t} ({c} PRs)" for t, c in ranked))
     real = [r for r in rows if r["kind"] == "real-change"]
     if real:
-        out.append(f"real-change pull requests: {sum(red(r) for r in real)} of {len(real)} red")
+        out.append(f"real-change pull requests: {sum(red(r) for r in real)} of {len(real)} red; by the paired "
+                   f"metric tests and the index/warning rules alone: {sum(rules_red(r) for r in real)}")
         for r in real:
             out.append(f"  {r['repository']} {r['pr']}: {'RED' if red(r) else 'green'} (exit {r['exit_code']}); "
-                       f"a gating metric fell past 0.01: {'yes' if fell(r) else 'no'}; {reasons_text(r)}")
+                       f"a gating metric fell past 0.01: {'yes' if fell(r) else 'no'}; paired/rules red: "
+                       f"{'yes' if rules_red(r) else 'no'}; sign p {sign_p(r):.3f}; {reasons_text(r)}")
     times = sorted(r["seconds"] for r in rows)
     if times:
         out.append(f"wall time per pull request: median {times[len(times) // 2]:.0f} s, max {times[-1]:.0f} s, "
