@@ -46,7 +46,7 @@ of the checkout this tool is in).
         /work/scratch/repos/rust-lang+log /work/scratch/repos/google+uuid
     python tools/near_null_prs.py summarize /work/scratch/nullprs-before
 
-Needs Python 3.11+ with PyYAML for itself (the virtualenv's Python has it); git; bash.
+Needs Python 3.11+ with PyYAML and pytest-chunkeval for itself (the virtualenv's Python has both); git; bash.
 """
 from __future__ import annotations
 
@@ -69,6 +69,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from pytest_chunkeval.calibrate.summary import wilson  # the Wilson interval calibrate reports too
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE_TAG = "nullprs-base"
@@ -438,15 +440,6 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     lower = 0.0 if k == 0 else solve(lambda p: (1 - a) - binom_cdf(k - 1, n, p))
     upper = 1.0 if k == n else solve(lambda p: a - binom_cdf(k, n, p))
     return lower, upper
-
-
-def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def red(row: Mapping[str, Any]) -> bool:
