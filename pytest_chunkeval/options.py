@@ -155,16 +155,27 @@ class Options:
                 resolve_commit(self.rootdir, self.base)
             except BaseRefError as exc:
                 raise ValueError(str(exc)) from None
+        if problem := self._embedder_problem():
+            raise ValueError(problem)
+
+    def _embedder_problem(self) -> str | None:
+        """What the engine, backend and device ask of this machine that it lacks (None when nothing)."""
         if self.backend.startswith("onnx") and self.device.split(":", 1)[0] == "mps":
-            raise ValueError(f"--chunkeval-backend {self.backend} runs on cpu or cuda, not mps")
+            return f"--chunkeval-backend {self.backend} runs on cpu or cuda, not mps"
         if self.engine == "ray" and not _installed("ray"):
-            raise ValueError("--chunkeval-engine ray needs Ray Data: pip install 'pytest-chunkeval[ray]'")
+            return "--chunkeval-engine ray needs Ray Data: pip install 'pytest-chunkeval[ray]'"
         if self.backend.startswith("onnx"):
             from pytest_chunkeval.retrieval.onnx_backend import missing_packages
 
             if missing := missing_packages():
-                raise ValueError(f"--chunkeval-backend {self.backend} needs {' and '.join(missing)}: "
-                                 "pip install 'pytest-chunkeval[onnx]'")
+                return (f"--chunkeval-backend {self.backend} needs {' and '.join(missing)}: "
+                        "pip install 'pytest-chunkeval[onnx]'")
+        if self.engine == "local" and self.device != "cpu":  # a Ray cluster's workers have their own devices
+            from pytest_chunkeval.retrieval.devices import missing_device
+
+            if why := missing_device(self.device, self.backend):
+                return f"{SETTING['device'].where} = {self.device}: {why}"
+        return None
 
 
 #: Bytes written to a probe file in the cache and index folders: a full disk refuses them.

@@ -54,6 +54,25 @@ def test_a_wrong_setting_is_one_usage_error_naming_it(pytester: pytest.Pytester,
     assert "not reached" not in result.stderr.str()
 
 
+@pytest.mark.parametrize(("device", "message", "present"), [
+    ("cuda", "this torch (*) sees no CUDA device; use cpu, or a CUDA build of torch on a machine with a GPU",
+     "torch.cuda.is_available()"),
+    ("mps", "this torch (*) has no MPS device (Apple silicon only); use cpu", "torch.backends.mps.is_available()"),
+])
+def test_a_device_this_machine_lacks_is_one_usage_error_before_any_item(pytester: pytest.Pytester, device: str,
+                                                                          message: str, present: str) -> None:
+    """Issue 34: chunkeval_device = cuda on a CPU-only torch failed every item with a traceback."""
+    import torch
+
+    if eval(present, {"torch": torch}):  # noqa: S307 - one of the two expressions above
+        pytest.skip(f"this machine has {device}")
+    pytester.makeini(f"[pytest]\nchunkeval_device = {device}\n")
+    result = pytester.runpytest("--chunkeval", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --chunkeval-device / ini chunkeval_device = {device}: {message}"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
 def test_clean_without_an_evaluation_is_a_usage_error_before_collection(pytester: pytest.Pytester) -> None:
     """--chunkeval-clean alone cleans nothing: said once, up front (and not for --collect-only, which runs nothing)."""
     pytester.makepyfile(test_never="def test_never():\n    raise AssertionError('collected')\n")
