@@ -3,26 +3,19 @@
 with its inputs expanded, and the intervals of the red rate are right."""
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from tool_modules import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-TOOL = ROOT / "tools" / "near_null_prs.py"
 TEMPLATE = ROOT / "pytest_chunkeval" / "init" / "templates" / "my_strategy.py"
 
 
 def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("near_null_prs", TOOL)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("near_null_prs")
 
 
 SAMPLE = '''\

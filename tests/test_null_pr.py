@@ -2,21 +2,15 @@
 a report's comparison is read as the check reads it (red exactly when a strategy is worse)."""
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
-TOOL = Path(__file__).resolve().parents[1] / "tools" / "null_pr.py"
+from tool_modules import load_tool
+
 
 
 def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("null_pr", TOOL)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("null_pr")
 
 
 def test_the_comment_is_written_in_the_file_s_own_syntax() -> None:
