@@ -8,7 +8,6 @@ from types import ModuleType
 from tool_modules import load_tool
 
 
-
 def _tool() -> ModuleType:
     return load_tool("null_pr")
 
