@@ -81,12 +81,10 @@ class HitTest:
         return (self.lost - self.gained) / self.paired if self.paired else 0.0
 
 
-def hit_test(base: StrategyResult, head: StrategyResult, ids: list[str], tolerance: float) -> HitTest:
-    """The hit test of ``head`` against ``base`` over ``ids`` (each side's ``hit``: the query item's criterion)."""
-    lost = sum(1 for q in ids if base.queries[q].hit and not head.queries[q].hit)
-    gained = sum(1 for q in ids if head.queries[q].hit and not base.queries[q].hit)
-    n = len(ids)
-    return HitTest(lost, gained, n, hits_test(lost, gained), n > 0 and (lost - gained) / n > tolerance + EPS)
+def hit_test(lost: int, gained: int, paired: int, tolerance: float) -> HitTest:
+    """The hit test of ``lost`` against ``gained`` queries of ``paired`` (untested: :func:`judge` adjusts it)."""
+    return HitTest(lost, gained, paired, hits_test(lost, gained),
+                   paired > 0 and (lost - gained) / paired > tolerance + EPS)
 
 
 @dataclass(frozen=True)
@@ -208,9 +206,8 @@ def judge(comparisons: list[StrategyComparison], policy: Policy) -> int:
     from the base's spread."""
     changed = [c for c in comparisons if c.status == "changed"]
     tested = [(c, i) for c in changed for i, d in enumerate(c.deltas) if d.gating]
-    hits = [c for c in changed if c.hits is not None]
-    adjusted = adjust([c.deltas[i].p_value for c, i in tested] + [h.p_value for h in _hit_tests(hits)],
-                      policy.correction)
+    hits = [(c, c.hits) for c in changed if c.hits is not None]
+    adjusted = adjust([c.deltas[i].p_value for c, i in tested] + [h.p_value for _, h in hits], policy.correction)
 
     def significant(p_adj: float) -> bool:
         return policy.alpha is None or p_adj < policy.alpha
@@ -218,7 +215,7 @@ def judge(comparisons: list[StrategyComparison], policy: Policy) -> int:
     for (c, i), p_adj in zip(tested, adjusted[:len(tested)], strict=True):
         d = c.deltas[i]
         c.deltas[i] = replace(d, p_adjusted=p_adj, regressed=d.fell and significant(p_adj))
-    for c, h, p_adj in zip(hits, _hit_tests(hits), adjusted[len(tested):], strict=True):
+    for (c, h), p_adj in zip(hits, adjusted[len(tested):], strict=True):
         c.hits = replace(h, p_adjusted=p_adj, regressed=h.fell and significant(p_adj))
     size = len(adjusted)
     alpha = per_test_alpha(policy.alpha if policy.alpha is not None else 0.05, max(size, 1), policy.correction)
@@ -228,10 +225,6 @@ def judge(comparisons: list[StrategyComparison], policy: Policy) -> int:
                             queries_for_tolerance=queries_needed(d.sd, policy.tolerance, alpha))
                     if d.gating else d for d in c.deltas]
     return size
-
-
-def _hit_tests(comparisons: list[StrategyComparison]) -> list[HitTest]:
-    return [c.hits for c in comparisons if c.hits is not None]
 
 
 def _touching(chunks: list[ChunkSpan], spec: QuerySpec) -> tuple[ChunkSpan, ...]:
@@ -245,13 +238,16 @@ def _touching(chunks: list[ChunkSpan], spec: QuerySpec) -> tuple[ChunkSpan, ...]
 
 
 def _query_changes(base: StrategyResult, head: StrategyResult, ids: list[str], specs: dict[str, QuerySpec]):
+    """(lost, gained): the queries that hit on one side only, by each side's ``hit`` (the query item's criterion),
+    with their ranks and the chunks over their relevant lines; the hit test counts these same lists."""
     lost: list[QueryChange] = []
     gained: list[QueryChange] = []
     for q in ids:
+        b_hit, h_hit = base.queries[q].hit, head.queries[q].hit
+        if b_hit == h_hit:
+            continue
         spec = specs[q]
         b_rank, h_rank = base.queries[q].hit_rank(spec.relevant), head.queries[q].hit_rank(spec.relevant)
-        if (b_rank is None) == (h_rank is None):
-            continue
         paths = {r.path for r in spec.relevant}
         change = QueryChange(
             q, spec.text, spec.relevant, b_rank, h_rank,
@@ -259,7 +255,7 @@ def _query_changes(base: StrategyResult, head: StrategyResult, ids: list[str], s
             _touching([c for c in head.chunks if c.path in paths], spec),
             head.queries[q].ranking[:3],
         )
-        (lost if change.lost else gained).append(change)
+        (lost if b_hit else gained).append(change)
     return lost, gained
 
 
@@ -304,9 +300,9 @@ def compare_strategy(
     if identical_chunks and same_numbers:
         cmp.status, cmp.reason = "unchanged", "identical chunks on base and head, identical rankings"
         return cmp
-    cmp.hits = hit_test(base, head, paired, policy.tolerance)
     cmp.files_rechunked = _rechunked(base, head)
     cmp.lost, cmp.gained = _query_changes(base, head, paired, specs)
+    cmp.hits = hit_test(len(cmp.lost), len(cmp.gained), len(paired), policy.tolerance)
     old = set(base.warnings)
     cmp.new_warnings = [w for w in head.warnings if w not in old]
     # An empty base index has nothing to grow from: the row says so (no ratio), it never fails on a division by zero.
