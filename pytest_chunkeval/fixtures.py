@@ -43,8 +43,10 @@ def register_fixtures(config: pytest.Config, evaluating: bool) -> None:
         try:
             modules = load_strategy_modules(files.folder, only_using="pytest_chunkeval" if not evaluating else None)
         except ImportError as exc:
-            if evaluating:
-                raise pytest.UsageError(str(exc)) from None
+            if evaluating:  # the message names the strategy file, whose name is the project's to choose
+                from pytest_chunkeval.output.escape import log_lines
+
+                raise pytest.UsageError(log_lines(str(exc))) from None
             config.issue_config_time_warning(pytest.PytestConfigWarning(f"pytest-chunkeval: {exc}"), stacklevel=2)
     for module in modules:
         if not config.pluginmanager.is_registered(module):

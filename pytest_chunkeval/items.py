@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import pytest
 
 from pytest_chunkeval.golden import GoldenError, GoldenSuite
 from pytest_chunkeval.grid import keyword
 from pytest_chunkeval.output import messages
+from pytest_chunkeval.output.escape import log_lines, log_text, node_id
 from pytest_chunkeval.run_state import STATE_KEY
 from pytest_chunkeval.strategy import Registration
 from pytest_chunkeval.tolerated import MARK_ARGS, dependency_warnings
@@ -55,12 +56,12 @@ class GoldenFile(pytest.File):
             state.ledger.record_of(suite)  # a damaged record stops this suite once, here, not every item later
             strategies = state.catalog.load_strategies()  # two project files defining one name: said here
         except (GoldenError, ValueError) as exc:
-            raise self.CollectError(str(exc)) from None
+            raise self.CollectError(log_lines(str(exc))) from None
         modes = state.options.retrieval_modes
         for each in state.model_states():
             for name, reg in strategies.items():
                 for mode in modes:
-                    node = StrategyNode.from_parent(self, name=each.node_label(name, mode), suite=suite, reg=reg,
+                    node = StrategyNode.from_parent(self, name=node_id(each.node_label(name, mode)), suite=suite, reg=reg,
                                                     mode=mode, state=each)
                     if reg.point:  # `-k` cannot type the label's "=" and ",": the point answers to this too
                         node.extra_keyword_matches.add(keyword(reg.strategy_name, reg.point))
@@ -98,7 +99,7 @@ class StrategyNode(pytest.Collector):
             yield SkippedStrategyItem.from_parent(self, name="skipped", reason=reason)
             return
         for q in self.suite.queries:
-            yield QueryItem.from_parent(self, name=q.id, query_id=q.id)
+            yield QueryItem.from_parent(self, name=node_id(str(q.id)), query_id=q.id)
         if self.mode == state.options.retrieval_modes[0]:  # chunk checks do not depend on the search: once
             for check in QUALITY_CHECKS:
                 yield QualityItem.from_parent(self, name=f"quality[{check}]", check=check)
@@ -144,11 +145,25 @@ class NamedReport(pytest.TestReport):
         report = cls.from_item_and_call(item, call)
         assert isinstance(report, NamedReport)
         report.failure_kind = item.failure_kind(call.excinfo)
+        _inert(report)
         return report
 
     @property
     def head_line(self) -> str | None:
         return self.nodeid
+
+
+def _inert(report: pytest.TestReport) -> None:
+    """The report's own words (a failure's message, a skip's or xfail's reason) as the log may show them: messages
+    quote suite paths, file names, strategy names and query text, and pytest prints them, and writes them into JUnit
+    XML, as they are (messages.py escapes what it quotes; this holds for every message, written anywhere)."""
+    if isinstance(report.longrepr, str):
+        report.longrepr = log_lines(report.longrepr)
+    elif isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:  # a skip: (path, line, reason)
+        path, line, reason = report.longrepr
+        report.longrepr = (path, line, log_text(reason))
+    if isinstance(getattr(report, "wasxfail", None), str):
+        report.wasxfail = log_text(report.wasxfail)
 
 
 class EvalItem(pytest.Item):
@@ -242,6 +257,12 @@ class QueryFixed(KindedFailure):
     kind = "fixed"
 
 
+def _xfail(reason: str) -> NoReturn:
+    """pytest.xfail with its reason as the log may show it: pytest prints it (``-rx``, ``-v``) after this package's
+    report hook has run, and it names the suite's record file, whose folder is the suite's."""
+    pytest.xfail(log_text(reason))
+
+
 class QueryItem(EvalItem):
     def __init__(self, *, query_id: str, **kw: Any) -> None:
         super().__init__(**kw)
@@ -260,26 +281,26 @@ class QueryItem(EvalItem):
             if not outcome.hit:
                 found = state.base.ranked(node.suite, node.reg.name, self.query_id, node.mode)
                 item = f"{node.name}::{'vs-base' if state.base.comparing == 'base' else 'regression'}"
-                pytest.xfail(messages.miss_against_base(found, state.options.k, item))
+                _xfail(messages.miss_against_base(found, state.options.k, item))
             return
         if node.reg.point and not state.options.gate_grid:  # a sweep measures its points; it does not gate them
             if not outcome.hit:
-                pytest.xfail("missed at a grid point: measured, not gated (--chunkeval-gate-grid fails it)")
+                _xfail("missed at a grid point: measured, not gated (--chunkeval-gate-grid fails it)")
             return
         record, settings = state.ledger.record_of(node.suite), state.ledger.section_for(node.mode)
         if not record.holds(settings):  # nothing recorded yet: listed at the end, with the command that records it
             if not outcome.hit:
-                pytest.xfail(f"missed; {record.path} holds no record for {settings} yet")
+                _xfail(f"missed; {record.path} holds no record for {settings} yet")
             return
         ids, own = record.accepted(settings, node.reg.name, node.reg.family)
         accepted = self.query_id in ids
         if not outcome.hit and accepted:
             whose = "" if own else f" for {node.reg.family}"
-            pytest.xfail(f"accepted miss (recorded{whose} in {record.path.name})")
+            _xfail(f"accepted miss (recorded{whose} in {record.path.name})")
         strict = state.options.misses == "fail"
         if not outcome.hit:
             if not strict:
-                pytest.xfail(messages.miss_not_recorded(record.path))
+                _xfail(messages.miss_not_recorded(record.path))
             raise QueryMiss("none of the relevant items is in the top k")
         if accepted and own and strict:
             raise QueryFixed("recorded as an accepted miss but now retrieved")
@@ -384,7 +405,7 @@ class GateItem(EvalItem):
         judged = state.judgements.against_baseline(node.suite, run, base)
         result = next(g for g in (judged and judged.gates) or () if g.name == self.gate)
         if not result.passed:
-            against = baseline if node.name == node.reg.name else f"{baseline}[{node.mode}]"
+            against = baseline if node.name == node_id(node.reg.name) else f"{baseline}[{node.mode}]"
             metric = metric_key(GATE_METRIC[self.gate], k) if self.gate in GATE_METRIC else None
             raise ReportedFailure(messages.gate_failure(node.name, self.gate, against, result.detail, metric=metric,
                                                         mode=t.mode, candidate=run.outcomes, baseline=base.outcomes))

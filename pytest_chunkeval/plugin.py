@@ -73,8 +73,10 @@ def _start(config: pytest.Config) -> None:
             # nothing to evaluate, or a name that exists nowhere: said up front
             state.notes = state.catalog.check_setup()
             _check_models(config, state)
-        except ValueError as exc:
-            raise pytest.UsageError(str(exc)) from None
+        except ValueError as exc:  # it may quote a strategy's or a suite's name: never a log line of its own
+            from pytest_chunkeval.output.escape import log_lines
+
+            raise pytest.UsageError(log_lines(str(exc))) from None
     config.stash[STATE_KEY] = state
     config.pluginmanager.register(run_hooks, run_hooks.PLUGIN_NAME)
     config.pluginmanager.register(SessionOutputs(config, state, NamedReport), PLUGIN_NAME)

@@ -13,6 +13,7 @@ import pytest
 
 from pytest_chunkeval.distributed import PAYLOAD_KEY, is_worker
 from pytest_chunkeval.items import ComparisonItem, EvalItem, GoldenFile, NamedReport
+from pytest_chunkeval.output.escape import node_id
 from pytest_chunkeval.run_state import STATE_KEY
 from pytest_chunkeval.session import ChunkevalState
 from pytest_chunkeval.session_outputs import PLUGIN_NAME as OUTPUTS
@@ -75,7 +76,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if suite not in catalog.suite_paths():
         return None
     catalog.collected_suites.add(suite)
-    return GoldenFile.from_parent(parent, path=file_path)
+    return GoldenFile.from_parent(parent, path=file_path, nodeid=suite_nodeid(file_path, parent.config.rootpath))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -106,12 +107,15 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 def suite_nodeid(suite: Path, rootdir: Path) -> str | None:
     """A suite outside the rootdir gets ``<its folder>/queries.yaml`` as its id (pytest would make it
-    ``::queries.yaml``), so ``-k`` and failure headers read as they do for suites inside the project."""
+    ``::queries.yaml``), so ``-k`` and failure headers read as they do for suites inside the project. A suite
+    folder whose name holds a newline, ESC or ``::`` gets its id with them escaped (``node_id``): pytest prints ids
+    in ``-v`` lines, failure headers and JUnit XML, where such a name would start a line of the log of its own."""
     try:
-        suite.relative_to(rootdir)
+        shown = suite.relative_to(rootdir).as_posix()
     except ValueError:
-        return f"{suite.parent.name}/{suite.name}"
-    return None  # pytest's own: the path relative to the rootdir
+        return node_id(f"{suite.parent.name}/{suite.name}")
+    inert = node_id(shown)
+    return inert if inert != shown else None  # else pytest's own: the path relative to the rootdir
 
 
 @tolerant

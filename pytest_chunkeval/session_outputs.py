@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import pytest
 
 from pytest_chunkeval.flags import output_only_flags
+from pytest_chunkeval.output.escape import log_lines
 
 if TYPE_CHECKING:
     from pytest_chunkeval.output.report import Summary
@@ -96,7 +97,7 @@ class SessionOutputs:
             terminal.section("chunkeval frontier")
             terminal.write(self.frontier_text)
         for line in report_lines(o.report, self.report, self.write_errors):
-            terminal.write_line(line)
+            terminal.write_line(log_lines(line))
         if o.step_summary and not os.environ.get("GITHUB_STEP_SUMMARY"):
             terminal.write_line("--chunkeval-step-summary: $GITHUB_STEP_SUMMARY is not set; nothing appended")
         self._miss_lines(terminal)
@@ -118,13 +119,13 @@ class SessionOutputs:
         elif not state.base.comparing:
             for line in drift_lines(state.record_drift(), state.options.rootdir, self.accept_command(),
                                     strict=state.options.misses == "fail"):
-                terminal.write_line(line)
+                terminal.write_line(log_lines(line))
         for record in state.ledger.records.values():
             if state.options.accept_misses:
-                terminal.write_line(f"accepted misses: {record.path}")
+                terminal.write_line(log_lines(f"accepted misses: {record.path}"))
         if not state.base.comparing:  # with a base the record decides nothing: no advice to make one
             for line in unheld_lines(state.unheld_misses(), state.options.rootdir, self.accept_command()):
-                terminal.write_line(line)
+                terminal.write_line(log_lines(line))
 
     def accept_command(self) -> str:
         """This run's own command line with ``--chunkeval-accept-misses``: records misses for the same suites,

@@ -61,7 +61,8 @@ def test_the_markdown_report_and_the_comment_show_hostile_names_inert() -> None:
     assert md_code(QID) + " — " + md_text(TEXT) in doc
     assert md_text(f"{NAME}:1-2") in doc and md_code(f"{NAME}:1-2 block") in doc and md_code(f"{NAME}:3-4") in doc
     assert f"- {md_text(NAME)}\n" in doc and md_text(f"{NAME}:3: closing line without an open block") in doc
-    assert "x\\\\n::error file=pwned.py::injected\\\\n## Verdict: ✅ PASS &lt;img src=x onerror=alert(1)&gt;.py" in doc
+    assert ("x\\\\n\\:\\:error file=pwned.py\\:\\:injected\\\\n\\#\\# Verdict\\: ✅ PASS "
+            "&lt;img src=x onerror=alert\\(1\\)&gt;.py") in doc
 
 
 def test_the_terminal_summary_and_failures_never_start_a_log_line_of_their_own() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pytest_chunkeval.frontier.analysis import Frontier, Panel
 from pytest_chunkeval.frontier.points import COST_LABELS, COSTS, Point, parse_metric
+from pytest_chunkeval.output.escape import md_text
 from pytest_chunkeval.output.tables import Table, render_markdown, render_text
 from pytest_chunkeval.vocabulary import label, split_key
 
@@ -90,6 +91,6 @@ def markdown(result: Frontier, chart: str | None = None) -> str:
         lines += [f"![frontier]({chart})", ""]
     for panel in result.panels:
         lines += render_markdown(panel_table(panel, result.metric, result.cost))
-        lines += [f"- {line.strip()}" for line in verdict_lines(panel, result.metric, result.cost)] + [""]
-    lines += [f"- {n}" for n in result.notes]
+        lines += [f"- {md_text(line.strip())}" for line in verdict_lines(panel, result.metric, result.cost)] + [""]
+    lines += [f"- {md_text(n)}" for n in result.notes]
     return "\n".join(lines).rstrip() + "\n"

@@ -1,16 +1,22 @@
-"""Text a golden file or a corpus chose (file names, query ids, query text, chunker warnings that quote them),
-made inert wherever it is shown.
+"""Text a golden file, a corpus, a strategy or a base chose (suite folders, file names, query ids and text, strategy
+names, chunker warnings, base refs), made inert wherever it is shown: the one escaping layer of every output.
 
 A file name may hold a newline. Printed as it is, the line after it is a line of its own: in a GitHub Actions log a
 line that starts with ``::`` is a workflow command (``::error …::``, ``::add-mask::``), and in Markdown a line that
 starts with ``## `` is a heading, so a corpus file could write a fake ``## Verdict: ✅ PASS`` into the report, or an
-``<img>`` that loads from anywhere. Every renderer passes such text through one of these:
+``<img>`` that loads from anywhere. A raw ESC or BEL moves a terminal's cursor or recolours the log. Each
+destination has its function here, and every renderer passes such text through the one of where it goes:
 
-* :func:`log_text` for the terminal and the log: control characters shown as escapes (``\\n``), never acted on;
+* :func:`log_text` for one name in the terminal or the log: control characters shown as escapes (``\\n``,
+  ``\\x1b``), never acted on; :func:`log_lines` for a whole block a renderer wrote (each line so, and no line that
+  a runner would read as a workflow command);
+* :func:`node_id` for a part of a pytest node id (pytest prints ids in ``-v``, failure headers, JUnit XML);
 * :func:`command_data` and :func:`command_property` for a workflow command's message and its properties, as
   GitHub's toolkit escapes them (``%``, ``\\r``, ``\\n``; and ``:``, ``,`` in properties);
-* :func:`md_text` for running Markdown text and :func:`md_code` for a code span: no line break, no HTML, no
-  Markdown syntax (``*``, ``_``, ``[``, a table's ``|`` …) taken from the text.
+* :func:`md_text` for running Markdown text (a heading, a list item, a ``<summary>``), :func:`md_cell` for a table
+  cell and :func:`md_code` for a code span: no line break, no HTML, no heading, link, image or table syntax taken
+  from the text;
+* :func:`xml_text` for text bound for XML (JUnit): nothing XML 1.0 forbids.
 """
 from __future__ import annotations
 
@@ -18,19 +24,42 @@ import re
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]~<>&])")
+# Every ASCII punctuation character that starts Markdown syntax: emphasis, code, links and images, HTML and
+# entities, headings, tables, and the ``:`` and ``@`` of the autolinks GitHub makes from bare URLs and addresses.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]()~<>&#|!:@])")
+_CELL_SPECIAL = re.compile(r"([\\`\[\]()~<>&|!:@])")  # a cell keeps ``_`` and ``*``: names read as written
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_COMMAND_START = re.compile(r"^(\s*):")  # the runner reads a line as a command when, stripped, it starts "::"
+_NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _visible(char: str) -> str:
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
 
 
 def log_text(text: str) -> str:
-    """``text`` on one line, its control characters as visible escapes (``\\n``, ``\\x1b``)."""
-    return _CONTROL.sub(lambda m: _NAMED.get(m.group(), f"\\x{ord(m.group()):02x}"
-                                   if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}"), text)
+    """``text`` on one line, its control characters as visible escapes (``\\n``, ``\\x1b``, ``\\u2028``)."""
+    return _CONTROL.sub(lambda m: _visible(m.group()), text)
+
+
+def log_lines(text: str) -> str:
+    """A block a renderer wrote, line by line: each line's control characters as escapes, and a line that would
+    start a workflow command (``::`` after white space) with its first ``:`` as ``\\x3a`` - whatever a name put in
+    it, the block holds the lines its renderer meant and no more."""
+    return "\n".join(_COMMAND_START.sub(r"\1\\x3a", log_text(line)) for line in text.split("\n"))
+
+
+def node_id(text: str) -> str:
+    """A name as one part of a pytest node id: on one line, and no ``::`` that would read as a part boundary."""
+    return log_text(text).replace("::", ":\\x3a")
 
 
 def command_data(text: str) -> str:
-    """A workflow command's message (after ``::``): GitHub decodes ``%25``, ``%0D`` and ``%0A``."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message (after ``::``): GitHub decodes ``%25``, ``%0D`` and ``%0A``. Other control
+    characters (ESC, BEL) are shown as escapes, never written to the log."""
+    return _CONTROL.sub(lambda m: m.group() if m.group() in "\r\n" else _visible(m.group()), text) \
+        .replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def command_property(text: str) -> str:
@@ -38,16 +67,21 @@ def command_property(text: str) -> str:
     return command_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _md(pattern: re.Pattern[str], text: str) -> str:
+    return pattern.sub(lambda m: _ENTITIES.get(m.group(1), "\\" + m.group(1)), log_text(text))
+
+
 def md_text(text: str) -> str:
-    """``text`` as it reads, inside running Markdown (a list item, a table cell, a ``<summary>``). A table's ``|`` is
-    left to the table's renderer, which escapes it in every cell."""
-    return _MD_SPECIAL.sub(lambda m: _ENTITIES.get(m.group(1), "\\" + m.group(1)), log_text(text))
+    """``text`` as it reads, inside running Markdown (a heading, a list item, a ``<summary>``): one line, every
+    character that could start Markdown or HTML syntax escaped."""
+    return _md(_MD_SPECIAL, text).replace("www.", "www\\.")
 
 
 def md_cell(text: str) -> str:
-    """A table cell: on one line, no HTML, and a ``|`` that does not end the cell. Markdown emphasis is left as the
-    cell wrote it (the tables' own cells are names and numbers; a path's underscores must not turn into ``\\_``)."""
-    return "".join(_ENTITIES.get(c, c) for c in log_text(text)).replace("|", "\\|")
+    """A table cell: on one line, no HTML, link or code span, and a ``|`` (or a ``\\`` before one) that does not end
+    the cell. Emphasis characters are left as the cell wrote them (``fixed_size`` reads as written; emphasis
+    cannot leave its cell)."""
+    return _md(_CELL_SPECIAL, text).replace("www.", "www\\.")
 
 
 def md_code(text: str) -> str:
@@ -57,3 +91,8 @@ def md_code(text: str) -> str:
     fence = "`" * (longest + 1)
     pad = " " if one_line.startswith("`") or one_line.endswith("`") or not one_line.strip() else ""
     return f"{fence}{pad}{one_line}{pad}{fence}"
+
+
+def xml_text(text: str) -> str:
+    """``text`` with what XML 1.0 cannot hold (control characters, lone surrogates, U+FFFE) shown as escapes."""
+    return _NOT_XML.sub(lambda m: _visible(m.group()), log_text(text))

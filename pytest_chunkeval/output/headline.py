@@ -54,7 +54,7 @@ def markdown(verdict: Verdict, summary: Summary) -> list[str]:
     out = [f"## Verdict: {mark}{count}", ""]
     about = context(summary)
     if about:
-        out += [about[0].upper() + about[1:] + ".", ""]
+        out += [md_text(about[0].upper() + about[1:]) + ".", ""]
     for r in verdict.reasons:
         out.append(f"**{r.title}** ({len(r.lines)})")
         out += [f"- {_code(line)}" for line in _shown(r.lines)]

@@ -77,17 +77,17 @@ def _strategy_details(c: StrategyComparison, k: int) -> list[str]:
             body += [f"**Gained** ({len(c.gained)})", ""]
             for q in c.gained:
                 body += _query_lines(q, k)
-        out.append(_details(f"{c.strategy}: {len(c.lost)} lost, {len(c.gained)} gained queries", body))
+        out.append(_details(f"{md_text(c.strategy)}: {len(c.lost)} lost, {len(c.gained)} gained queries", body))
     if c.files_rechunked:
         shown = c.files_rechunked[:50]
         more = [f"- … and {len(c.files_rechunked) - len(shown)} more"] if len(shown) < len(c.files_rechunked) else []
         out.append(_details(
-            f"{c.strategy}: chunk boundaries moved in {len(c.files_rechunked)} files "
+            f"{md_text(c.strategy)}: chunk boundaries moved in {len(c.files_rechunked)} files "
             f"({c.base_chunks} → {c.head_chunks} chunks); the snapshot diff shows each",
             [f"- {md_text(p)}" for p in shown] + more,
         ))
     if c.new_warnings:
-        out.append(_details(f"{c.strategy}: {len(c.new_warnings)} warnings new on head",
+        out.append(_details(f"{md_text(c.strategy)}: {len(c.new_warnings)} warnings new on head",
                             [f"- {md_text(w)}" for w in c.new_warnings[:100]]))
     return out
 
@@ -99,29 +99,29 @@ def sections(summary: Summary) -> list[str]:
     if summary.verdict is not None:
         head += headline.markdown(summary.verdict, summary)
     models = [str(m.get("id")) for m in (summary.model.get("models") or {"": summary.model}).values()]
-    named = ", ".join(f"`{m}`" for m in models)
+    named = ", ".join(md_code(m) for m in models)
     head.append(
         f"model{'s' if len(models) > 1 else ''} {named}, {' and '.join(summary.modes)} retrieval, k={k}; "
         f"embedded {summary.embedding['embedded']} texts, {summary.embedding['cached']} from cache"
     )
     if summary.base and summary.base.get("ref"):
         b = summary.base
-        head.append(f"\nCompared with base `{b['ref']}` ({str(b['commit'])[:10]}),"
+        head.append(f"\nCompared with base {md_code(str(b['ref']))} ({md_text(str(b['commit'])[:10])}),"
                     " evaluated with that commit's own code "
                     f"in {b['seconds']}s (embedded {b['embedded']} texts, {b['cached']} from cache).")
     elif summary.base:
-        head.append(f"\nCompared with the stored report `{summary.base.get('report')}`.")
+        head.append(f"\nCompared with the stored report {md_code(str(summary.base.get('report')))}.")
     out = ["\n".join(head) + "\n"]
     for key in summary.comparisons:
         part = ["## Head vs base: " + md_text(key), ""]
         part += render_markdown(comparison_table(summary, key, FILE))
         part += [comparison_legend(summary), ""]
-        part += [f"- **{line}**" for line in resolving_lines(summary, key)]
+        part += [f"- **{md_text(line)}**" for line in resolving_lines(summary, key)]
         part += [f"- {md_text(line)}" for line in query_changes_lines(summary, key)]
         part += [f"- not compared: {md_text(line)}" for line in not_compared_lines(summary, key)]
         for c in summary.comparisons[key].strategies.values():
             if c.failed:
-                part += [f"- **{c.strategy}**: " + "; ".join(c.problems())]
+                part += [f"- **{md_text(c.strategy)}**: " + md_text("; ".join(c.problems()))]
         out.append("\n".join(part) + "\n")
     for key, suite in summary.suites.items():
         part = [f"## {md_text(suite.heading)}", ""]

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_chunkeval.output.escape import log_text
 from pytest_chunkeval.results import suite_key
 
 SHOWN = 8  # query ids listed per strategy; the rest are counted
@@ -34,10 +35,9 @@ def unheld_lines(unheld: dict[Path, dict[str, list[str]]], root: Path, command: 
     for suite, by_strategy in unheld.items():
         count = sum(len(ids) for ids in by_strategy.values())
         total += count
-        lines.append(f"{suite_key(suite, root)}: no accepted-misses record yet; {count} misses (xfailed):")
+        lines.append(f"{log_text(suite_key(suite, root))}: no accepted-misses record yet; {count} misses (xfailed):")
         for label, ids in by_strategy.items():
-            more = f" … and {len(ids) - SHOWN} more" if len(ids) > SHOWN else ""
-            lines.append(f"  {label}: {', '.join(ids[:SHOWN])}{more}")
+            lines.append(f"  {log_text(label)}: {_ids(ids)}")
     if total:
         lines.append(f"{total} misses on suites with no accepted-misses record yet; to hold today's state, record "
                      f"it with: {command}")
@@ -46,7 +46,7 @@ def unheld_lines(unheld: dict[Path, dict[str, list[str]]], root: Path, command: 
 
 def _ids(ids: Sequence[str]) -> str:
     more = f" … and {len(ids) - SHOWN} more" if len(ids) > SHOWN else ""
-    return ", ".join(ids[:SHOWN]) + more
+    return ", ".join(log_text(str(i)) for i in ids[:SHOWN]) + more
 
 
 def drift_lines(drift: Sequence[Drift], root: Path, command: str, strict: bool) -> list[str]:
@@ -63,10 +63,10 @@ def drift_lines(drift: Sequence[Drift], root: Path, command: str, strict: bool) 
                      "not failures)")
     verb = "failed" if strict else "xfailed: reported, not failed (chunkeval_misses = report)"
     for d in lost:
-        lines.append(f"{suite_key(d.suite, root)}::{d.label}: {len(d.lost)} missed and not in the record ({verb}): "
+        lines.append(f"{log_text(suite_key(d.suite, root))}::{log_text(d.label)}: {len(d.lost)} missed and not in the record ({verb}): "
                      f"{_ids(d.lost)}")
     for d in found:
-        lines.append(f"{suite_key(d.suite, root)}::{d.label}: {len(d.found)} recorded misses now found "
+        lines.append(f"{log_text(suite_key(d.suite, root))}::{log_text(d.label)}: {len(d.found)} recorded misses now found "
                      f"({'failed as FIXED' if strict else 'passed'}): {_ids(d.found)}")
     if lost or found:
         lines.append(f"the record is out of date; if the change is intended, refresh it: {command}")

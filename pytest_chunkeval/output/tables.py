@@ -10,7 +10,7 @@ from typing import Any
 
 from pytest_chunkeval.judges.comparison import MetricDelta, StrategyComparison
 from pytest_chunkeval.judges.summary import Summary
-from pytest_chunkeval.output.escape import log_text, md_cell
+from pytest_chunkeval.output.escape import log_lines, log_text, md_cell, md_text
 from pytest_chunkeval.results import StrategyResult, SuiteResult
 from pytest_chunkeval.vocabulary import (
     BUDGET_RECALL,
@@ -302,7 +302,7 @@ def resolving_lines(summary: Summary, key: str) -> list[str]:
         n = max(f[2] for f in blind)
         more = f"; about {needed[len(needed) // 2]:,} paired queries would" if needed else ""
         span = f"{low:.3f}" if f"{low:.3f}" == f"{high:.3f}" else f"{low:.3f}–{high:.3f}"
-        out.append(f"{key}: {n} paired queries cannot detect a fall of {summary_tolerance(summary)} in "
+        out.append(f"{log_text(key)}: {n} paired queries cannot detect a fall of {summary_tolerance(summary)} in "
                    f"{label(metric, summary.k)} (file mode) for {len(blind)} of "
                    f"{len(found)} strategies: the smallest fall they detect is {span}{more}")
     return out
@@ -314,7 +314,7 @@ def not_compared_lines(summary: Summary, key: str) -> list[str]:
     for name, c in summary.comparisons[key].strategies.items():
         if c.status == "skipped":
             by_reason.setdefault(c.reason, []).append(name)
-    return [f"{', '.join(names)} (skipped on {reason})" for reason, names in by_reason.items()]
+    return [log_text(f"{', '.join(names)} (skipped on {reason})") for reason, names in by_reason.items()]
 
 
 def warning_lines(suite: SuiteResult, limit: int = 5) -> list[str]:
@@ -340,7 +340,8 @@ def query_changes_lines(summary: Summary, key: str, limit: int | None = None) ->
         if ids:
             shown = ids if limit is None else ids[:limit]
             more = f" … and {len(ids) - len(shown)} more" if len(shown) < len(ids) else ""
-            out.append(f"queries {how} since base, left out of the paired tests: {', '.join(shown)}{more}")
+            out.append(f"queries {how} since base, left out of the paired tests: "
+                       f"{', '.join(map(log_text, map(str, shown)))}{more}")
     return out
 
 
@@ -361,21 +362,23 @@ def render_text(tables: list[Table | str], width: int = 160) -> str:
     console = Console(file=buf, width=max(width, 400), color_system=None, force_terminal=False, soft_wrap=False)
     for item in tables:
         if isinstance(item, str):
-            console.print(item, highlight=False, markup=False)
+            console.print(log_text(item), highlight=False, markup=False)
             continue
         # Text, never markup: a row label such as ``ast[vector]`` or a path with brackets must print as written.
-        rt = RichTable(title=Text(item.title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        rt = RichTable(title=Text(log_text(item.title)), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for i, col in enumerate(item.columns):
-            rt.add_column(Text(col), justify="right" if i in item.right else "left",
+            rt.add_column(Text(log_text(col)), justify="right" if i in item.right else "left",
                           no_wrap=i not in item.fold, overflow="fold" if i in item.fold else "ellipsis")
         for row in item.rows:
             rt.add_row(*(Text(log_text(cell)) for cell in row))
         console.print(rt)
-    return buf.getvalue()
+    # Every name was escaped where it was put; this holds the block to that whatever a future line forgets (and
+    # a title rich wraps at a space never starts a line with a name's "::").
+    return log_lines(buf.getvalue())
 
 
 def render_markdown(table: Table, heading: str = "") -> list[str]:
-    lines = [f"{heading}{table.title}", ""] if heading else [f"**{md_cell(table.title)}**", ""]
+    lines = [f"{heading}{md_text(table.title)}", ""] if heading else [f"**{md_cell(table.title)}**", ""]
     lines.append("| " + " | ".join(md_cell(c) for c in table.columns) + " |")
     lines.append("|" + "|".join("---:" if i in table.right else "---" for i in range(len(table.columns))) + "|")
     lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in table.rows]
@@ -398,10 +401,10 @@ def summary_text(summary: Summary, width: int = 160) -> str:
             items += query_changes_lines(summary, key, limit=20)
             items += [f"not compared: {line}" for line in not_compared_lines(summary, key)]
             for c in summary.comparisons[key].strategies.values():
-                items += [f"{c.strategy}: lost on head: {log_text(str(q.id))} (rank {q.base_rank} → none)"
+                items += [f"{log_text(c.strategy)}: lost on head: {log_text(str(q.id))} (rank {q.base_rank} → none)"
                           for q in c.lost[:10]]
                 if len(c.lost) > 10:
-                    items.append(f"{c.strategy}: … and {len(c.lost) - 10} more lost (see the Markdown or JSON report)")
+                    items.append(f"{log_text(c.strategy)}: … and {len(c.lost) - 10} more lost (see the Markdown or JSON report)")
         items.append("")
     for info in (summary.model.get("models") or {"": {**summary.model, "embedding": summary.embedding}}).values():
         emb = info["embedding"]
