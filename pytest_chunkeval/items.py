@@ -61,8 +61,8 @@ class GoldenFile(pytest.File):
         for each in state.model_states():
             for name, reg in strategies.items():
                 for mode in modes:
-                    node = StrategyNode.from_parent(self, name=node_id(each.node_label(name, mode)), suite=suite, reg=reg,
-                                                    mode=mode, state=each)
+                    label = node_id(each.node_label(name, mode))  # a name holding a newline: one line still
+                    node = StrategyNode.from_parent(self, name=label, suite=suite, reg=reg, mode=mode, state=each)
                     if reg.point:  # `-k` cannot type the label's "=" and ",": the point answers to this too
                         node.extra_keyword_matches.add(keyword(reg.strategy_name, reg.point))
                     yield node

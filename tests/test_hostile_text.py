@@ -10,10 +10,23 @@ from pathlib import Path
 
 from hand_made_results import CHUNKS, KEY, made_comparison, made_suite, made_summary
 
+from hypothesis import given
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
 from pytest_chunkeval.github.comment import build_body
 from pytest_chunkeval.judges.comparison import QueryChange
 from pytest_chunkeval.output.annotations import annotation_lines
-from pytest_chunkeval.output.escape import command_data, command_property, log_text, md_code, md_text
+from pytest_chunkeval.output.escape import (
+    command_data,
+    command_property,
+    log_lines,
+    log_text,
+    md_cell,
+    md_code,
+    md_text,
+    node_id,
+)
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.messages import describe_outcome
 from pytest_chunkeval.output.report import Summary
@@ -91,3 +104,68 @@ def test_escapes_round_trip_what_github_decodes() -> None:
     assert md_code("a`b") == "``a`b``" and md_code("`x") == "`` `x ``"
     assert md_text("<b>&_*") == "&lt;b&gt;&amp;\\_\\*"
     assert Path(CHUNKS[0].path).name == "a.py"  # the hand-made results are test_renderers' own
+
+
+# -- escape.py's functions, each against what its destination's reader makes of it ------------------------------
+
+HOSTILE_CHARS = "\n\r\x1b\x07\u2028\u2029\t:#|`<>[]()!*_&\\@ w."
+hostile_text = st.text(alphabet=st.sampled_from(HOSTILE_CHARS) | st.characters(), max_size=40)
+PARSER = MarkdownIt("commonmark").enable("table")
+INERT = {"paragraph_open", "paragraph_close", "inline", "text", "softbreak"}  # what plain text parses to
+
+
+def _kinds(text: str) -> set[str]:
+    tokens = PARSER.parse(text)
+    return {t.type for t in tokens} | {c.type for t in tokens for c in (t.children or [])}
+
+
+@given(hostile_text)
+def test_md_text_is_plain_text_on_one_line_at_the_start_of_a_line_or_in_a_list(text: str) -> None:
+    escaped = md_text(text)
+    assert "\n" not in escaped and "\r" not in escaped
+    lists = {"bullet_list_open", "bullet_list_close", "list_item_open", "list_item_close"}
+    places = {f"x{escaped}": INERT, f"- {escaped}": INERT | lists, f"## {escaped}": INERT | {"heading_open",
+                                                                                            "heading_close"}}
+    for place, allowed in places.items():  # running text, a list item, a heading's text
+        assert _kinds(place) <= allowed, (text, place)
+    assert _kinds(escaped) <= INERT  # never a heading, rule, quote or list of its own
+
+
+@given(st.lists(hostile_text, min_size=1, max_size=4))
+def test_md_cell_never_splits_a_table_row_nor_makes_a_link_or_html(cells: list[str]) -> None:
+    header = "| " + " | ".join(f"h{i}" for i in range(len(cells))) + " |"
+    rule = "|" + "|".join("---" for _ in cells) + "|"
+    table = "\n".join([header, rule, "| " + " | ".join(md_cell(c) for c in cells) + " |"])
+    tokens = PARSER.parse(table)
+    assert sum(t.type == "td_open" for t in tokens) == len(cells)
+    assert not {c.type for t in tokens for c in (t.children or [])} & {"link_open", "image", "html_inline",
+                                                                       "code_inline"}
+
+
+@given(hostile_text)
+def test_md_code_is_one_code_span(text: str) -> None:
+    (paragraph,) = [t for t in PARSER.parse(f"x {md_code(text)}") if t.type == "inline"]
+    assert [c.type for c in paragraph.children or []] == ["text", "code_inline"]
+
+
+@given(hostile_text)
+def test_log_text_and_log_lines_never_start_a_workflow_command_nor_hold_a_control_character(text: str) -> None:
+    one = log_text(text)
+    assert one.splitlines() in ([one], [])  # str.splitlines splits at every line break a reader might honour
+    assert not re.search(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", one)
+    block = log_lines(f"own line\n{text}\n  {text}")
+    lines = block.split("\n")
+    assert not [line for line in lines if line.lstrip().startswith("::")]
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]", block)
+    assert lines[0] == "own line"
+
+
+@given(hostile_text)
+def test_node_id_and_annotation_fields_stay_one_part_of_one_line(text: str) -> None:
+    part = node_id(text)
+    assert "::" not in part and not re.search(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", part)
+    prop, data = command_property(text), command_data(text)
+    assert not re.search(r"[\x00-\x1f\x7f-\x9f\u2028\u2029,:]", prop)
+    assert not re.search(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", data)
+    if not re.search(r"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]", text):  # else shown as escapes
+        assert data.replace("%0A", "\n").replace("%0D", "\r").replace("%25", "%") == text  # what GitHub decodes

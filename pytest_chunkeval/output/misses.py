@@ -63,10 +63,12 @@ def drift_lines(drift: Sequence[Drift], root: Path, command: str, strict: bool) 
                      "not failures)")
     verb = "failed" if strict else "xfailed: reported, not failed (chunkeval_misses = report)"
     for d in lost:
-        lines.append(f"{log_text(suite_key(d.suite, root))}::{log_text(d.label)}: {len(d.lost)} missed and not in the record ({verb}): "
+        where = f"{log_text(suite_key(d.suite, root))}::{log_text(d.label)}"
+        lines.append(f"{where}: {len(d.lost)} missed and not in the record ({verb}): "
                      f"{_ids(d.lost)}")
     for d in found:
-        lines.append(f"{log_text(suite_key(d.suite, root))}::{log_text(d.label)}: {len(d.found)} recorded misses now found "
+        where = f"{log_text(suite_key(d.suite, root))}::{log_text(d.label)}"
+        lines.append(f"{where}: {len(d.found)} recorded misses now found "
                      f"({'failed as FIXED' if strict else 'passed'}): {_ids(d.found)}")
     if lost or found:
         lines.append(f"the record is out of date; if the change is intended, refresh it: {command}")

@@ -404,7 +404,8 @@ def summary_text(summary: Summary, width: int = 160) -> str:
                 items += [f"{log_text(c.strategy)}: lost on head: {log_text(str(q.id))} (rank {q.base_rank} → none)"
                           for q in c.lost[:10]]
                 if len(c.lost) > 10:
-                    items.append(f"{log_text(c.strategy)}: … and {len(c.lost) - 10} more lost (see the Markdown or JSON report)")
+                    items.append(f"{log_text(c.strategy)}: … and {len(c.lost) - 10} more lost (see the Markdown or "
+                                 "JSON report)")
         items.append("")
     for info in (summary.model.get("models") or {"": {**summary.model, "embedding": summary.embedding}}).values():
         emb = info["embedding"]
