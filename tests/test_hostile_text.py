@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 from hand_made_results import CHUNKS, KEY, made_comparison, made_suite, made_summary
-
 from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
