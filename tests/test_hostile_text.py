@@ -73,8 +73,7 @@ def test_the_markdown_report_and_the_comment_show_hostile_names_inert() -> None:
     assert md_code(QID) + " — " + md_text(TEXT) in doc
     assert md_text(f"{NAME}:1-2") in doc and md_code(f"{NAME}:1-2 block") in doc and md_code(f"{NAME}:3-4") in doc
     assert f"- {md_text(NAME)}\n" in doc and md_text(f"{NAME}:3: closing line without an open block") in doc
-    assert ("x\\\\n\\:\\:error file=pwned.py\\:\\:injected\\\\n\\#\\# Verdict\\: ✅ PASS "
-            "&lt;img src=x onerror=alert\\(1\\)&gt;.py") in doc
+    assert "x\\\\n::error file=pwned.py::injected\\\\n## Verdict: ✅ PASS &lt;img src=x onerror=alert(1)&gt;.py" in doc
 
 
 def test_the_terminal_summary_and_failures_never_start_a_log_line_of_their_own() -> None:
@@ -107,7 +106,7 @@ def test_escapes_round_trip_what_github_decodes() -> None:
 
 # -- escape.py's functions, each against what its destination's reader makes of it ------------------------------
 
-HOSTILE_CHARS = "\n\r\x1b\x07\u2028\u2029\t:#|`<>[]()!*_&\\@ w."
+HOSTILE_CHARS = "\n\r\x1b\x07\u2028\u2029\t1-+=.:#|`<>[]()!*_&\\@ w."
 hostile_text = st.text(alphabet=st.sampled_from(HOSTILE_CHARS) | st.characters(), max_size=40)
 PARSER = MarkdownIt("commonmark").enable("table")
 INERT = {"paragraph_open", "paragraph_close", "inline", "text", "softbreak"}  # what plain text parses to

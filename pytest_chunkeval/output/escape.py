@@ -15,8 +15,10 @@ destination has its function here, and every renderer passes such text through t
   GitHub's toolkit escapes them (``%``, ``\\r``, ``\\n``; and ``:``, ``,`` in properties);
 * :func:`md_text` for running Markdown text (a heading, a list item, a ``<summary>``), :func:`md_cell` for a table
   cell and :func:`md_code` for a code span: no line break, no HTML, no heading, link, image or table syntax taken
-  from the text;
-* :func:`xml_text` for text bound for XML (JUnit): nothing XML 1.0 forbids.
+  from the text.
+
+JUnit XML and the JSON report need nothing of their own: pytest writes node ids (made with :func:`node_id`) and the
+items' messages (escaped as the log's) into the XML escaped as XML, and ``json.dumps`` escapes every string.
 """
 from __future__ import annotations
 
@@ -24,13 +26,16 @@ import re
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-# Every ASCII punctuation character that starts Markdown syntax: emphasis, code, links and images, HTML and
-# entities, headings, tables, and the ``:`` and ``@`` of the autolinks GitHub makes from bare URLs and addresses.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]()~<>&#|!:@])")
-_CELL_SPECIAL = re.compile(r"([\\`\[\]()~<>&|!:@])")  # a cell keeps ``_`` and ``*``: names read as written
+# The characters that start Markdown inline syntax wherever they stand: emphasis, code, links and images, HTML
+# and entities, strikethrough, table cells (in a cell a link is broken at its "](" alone, and "_" and "*" are kept:
+# names read as written). What starts a block (a heading's "#", a list's "-", "1.", an indent) counts only at the
+# start of running text, where _BLOCK_START escapes it (a cell starts no block).
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]~<>&|])")
+_CELL_SPECIAL = re.compile(r"([\\`~<>&|])")
+_LINK_MIDDLE = re.compile(r"\](?=[(\[])")  # "](" or "][": a cell's "[0.70–0.90]" stays as written, no link
+_BLOCK_START = re.compile(r"^([ \t]*)(\d*)([#+\-=.)])")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _COMMAND_START = re.compile(r"^(\s*):")  # the runner reads a line as a command when, stripped, it starts "::"
-_NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _visible(char: str) -> str:
@@ -68,20 +73,23 @@ def command_property(text: str) -> str:
 
 
 def _md(pattern: re.Pattern[str], text: str) -> str:
-    return pattern.sub(lambda m: _ENTITIES.get(m.group(1), "\\" + m.group(1)), log_text(text))
+    inline = pattern.sub(lambda m: _ENTITIES.get(m.group(1), "\\" + m.group(1)), log_text(text))
+    # Bare URLs are links on GitHub ("https://…", "www.…"): an escaped ":" or "." is not one.
+    return inline.replace("://", "\\://").replace("www.", "www\\.")
 
 
 def md_text(text: str) -> str:
     """``text`` as it reads, inside running Markdown (a heading, a list item, a ``<summary>``): one line, every
     character that could start Markdown or HTML syntax escaped."""
-    return _md(_MD_SPECIAL, text).replace("www.", "www\\.")
+    inline = _md(_MD_SPECIAL, text)
+    return _BLOCK_START.sub(lambda m: "&#32;" * len(m.group(1)) + m.group(2) + "\\" + m.group(3), inline, count=1)
 
 
 def md_cell(text: str) -> str:
     """A table cell: on one line, no HTML, link or code span, and a ``|`` (or a ``\\`` before one) that does not end
     the cell. Emphasis characters are left as the cell wrote them (``fixed_size`` reads as written; emphasis
     cannot leave its cell)."""
-    return _md(_CELL_SPECIAL, text).replace("www.", "www\\.")
+    return _LINK_MIDDLE.sub(r"\\]", _md(_CELL_SPECIAL, text))
 
 
 def md_code(text: str) -> str:
@@ -92,7 +100,3 @@ def md_code(text: str) -> str:
     pad = " " if one_line.startswith("`") or one_line.endswith("`") or not one_line.strip() else ""
     return f"{fence}{pad}{one_line}{pad}{fence}"
 
-
-def xml_text(text: str) -> str:
-    """``text`` with what XML 1.0 cannot hold (control characters, lone surrogates, U+FFFE) shown as escapes."""
-    return _NOT_XML.sub(lambda m: _visible(m.group()), log_text(text))

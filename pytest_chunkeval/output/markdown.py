@@ -121,7 +121,7 @@ def sections(summary: Summary) -> list[str]:
         part += [f"- not compared: {md_text(line)}" for line in not_compared_lines(summary, key)]
         for c in summary.comparisons[key].strategies.values():
             if c.failed:
-                part += [f"- **{md_text(c.strategy)}**: " + md_text("; ".join(c.problems()))]
+                part += [f"- **{md_text(c.strategy)}**: " + "; ".join(c.problems())]
         out.append("\n".join(part) + "\n")
     for key, suite in summary.suites.items():
         part = [f"## {md_text(suite.heading)}", ""]
