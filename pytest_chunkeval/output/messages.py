@@ -167,9 +167,11 @@ def parse_errors_exceeded(name: str, pe: ParseErrors, limit: float) -> str:
     lines = "".join(f"  {log_text(path)}: {regions_text(regions)}\n" for path, regions in shown)
     more = len(pe.regions) - len(shown)
     unnamed = pe.count - len(pe.regions)
+    first = f"; first: {log_text(shown[0][0])}: {regions_text(shown[0][1])}" if shown else ""
     return (f"{name}'s grammar could not parse {pe.count} of {pe.files} files ({pe.share:.0%}), more than "
-            f"chunkeval_max_parse_errors allows ({limit:.0%}); chunks cut through an error region measure the "
-            f"grammar, not {name}. The regions it could not read:\n{lines}"
+            f"chunkeval_max_parse_errors allows ({limit:.0%}){first}\n"
+            f"Chunks cut through an error region measure the grammar, not {name}. The regions it could not read:\n"
+            f"{lines}"
             + (f"  … and {more} more files (every one is in the JSON report's strategy_stats.parse_error_lines)\n"
                if more > 0 else "")
             + (f"  ({unnamed} more counted but not named by the strategy)\n" if unnamed > 0 else "")
