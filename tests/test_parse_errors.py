@@ -190,6 +190,10 @@ def test_a_hostile_file_name_stays_on_its_line_in_both() -> None:
     assert not any(line.startswith(("::", "## Verdict")) for line in text.splitlines())
     md = document(summary)  # type: ignore[arg-type]
     assert "\n## Verdict: ✅ PASS" not in md and "\n::error" not in md
+    stats = summary.suites[KEY].strategies["ast"].strategy_stats  # type: ignore[attr-defined]
+    with pytest.raises(ReportedFailure) as failed:
+        QUALITY["parse-errors"].judge(_Run(stats, 3), None, _Options(0.0))  # type: ignore[arg-type]
+    assert not any(line.lstrip().startswith(("::", "## Verdict")) for line in str(failed.value).splitlines())
 
 
 def test_the_report_carries_the_regions_and_its_reader_checks_them(tmp_path: Path) -> None:
