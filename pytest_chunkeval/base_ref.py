@@ -8,7 +8,6 @@ sides never drop each other's tables as stale.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_chunkeval.report_file import ReportError, read_report
 from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL
 
 
@@ -204,7 +204,11 @@ def evaluate_base(req: BaseRequest, say: Callable[[str], object] = lambda s: Non
                 f"--chunkeval-base {req.ref} ({commit[:10]}): the base evaluation exited {returncode} without a "
                 f"report; full log: {log}\n{tail}"
             )
-        report = json.loads(report_path.read_text("utf-8"))
+        try:  # the checked reader (strict JSON, the report's shape, numbers in range), as --chunkeval-compare's
+            report = read_report(report_path)
+        except ReportError as exc:
+            raise BaseRefError(f"--chunkeval-base {req.ref} ({commit[:10]}): its evaluation wrote a report this "
+                               f"version cannot read: {exc}") from None
         result = BaseEvaluation(req.ref, commit, report, missing, time.perf_counter() - start)
         say(f"[chunkeval] base {req.ref} evaluated in {result.seconds:.0f}s, embedded {result.embedded} texts\n")
         return result

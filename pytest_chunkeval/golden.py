@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path, PurePosixPath
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.corpus import Corpus, read_corpus
@@ -101,6 +101,8 @@ def _load_document(path: Path) -> tuple[Any, dict[tuple[Any, ...], int]]:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise GoldenError([f"{path}:{lineno}: invalid JSON: {exc.msg} (column {exc.colno})"]) from exc
+            except RecursionError:  # ``[[[[…`` past the parser's depth: no suite nests that deep
+                raise GoldenError([f"{path}:{lineno}: invalid JSON: nested too deeply to read"]) from None
             if isinstance(obj, dict) and "query" not in obj and "id" not in obj and not queries:
                 header.update(obj)  # an optional first line like {"corpus": "src"}
                 for key in obj:
@@ -169,8 +171,11 @@ def _corpus_key(rel: str, corpus: Corpus, corpus_dir: Path) -> tuple[str, str | 
     """A relevant path as the corpus names it, and why it cannot be used (None when it can): it must be relative,
     stay inside the corpus (symbolic links included) and name a file the corpus read."""
     pure = PurePosixPath(rel.replace("\\", "/"))
-    if pure.is_absolute() or rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":"):
+    if pure.is_absolute() or rel.startswith(("/", "\\")):
         return "", f"{rel!r} is absolute; paths are relative to the corpus {corpus_dir}"
+    drive = PureWindowsPath(rel).drive  # ``C:x``, ``C:/x``: a letter and a colon; ``::x`` or ``ab:c`` are names
+    if drive:
+        return "", f"{rel!r} names a drive ({drive}); paths are relative to the corpus {corpus_dir}"
     if ".." in pure.parts:
         return "", f"{rel!r} leaves the corpus {corpus_dir}"
     key = pure.as_posix()

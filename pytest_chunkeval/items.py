@@ -345,6 +345,16 @@ def _fallback(run: StrategyRun, q: QualityReport, options: Options) -> None:
         raise ReportedFailure(messages.fallback_exceeded(run.name, facts, share, limit))
 
 
+def _parse_errors(run: StrategyRun, q: QualityReport, options: Options) -> None:
+    from pytest_chunkeval.scoring.quality import parse_errors
+
+    pe = parse_errors(run.facts.strategy_stats, run.facts.files_handled)
+    if not pe.parses:
+        pytest.skip(messages.parses_nothing(run.name))
+    if pe.share > options.max_parse_errors:
+        raise ReportedFailure(messages.parse_errors_exceeded(run.name, pe, options.max_parse_errors))
+
+
 @dataclass(frozen=True)
 class QualityCheck:
     """One check of a strategy's chunks against its own declarations: it skips (nothing declared), fails
@@ -360,6 +370,7 @@ QUALITY: dict[str, QualityCheck] = {
     "size-limit": QualityCheck(_size_limit),
     "token-window": QualityCheck(_token_window),
     "fallback": QualityCheck(_fallback, kind="fallback"),
+    "parse-errors": QualityCheck(_parse_errors, kind="parse"),
 }
 QUALITY_CHECKS = tuple(QUALITY)
 

@@ -59,6 +59,7 @@ class Options:
     allow_outside_corpus: bool = _default("allow_outside_corpus")  # a corpus outside project and golden folder
     chunk_timeout: float = _default("chunk_timeout")  # seconds per file before it falls back (0: no limit)
     max_fallback: float = _default("max_fallback")  # share of a suite's files chunked by fixed windows instead
+    max_parse_errors: float = _default("max_parse_errors")  # share of a suite's files a grammar may fail to parse
     model: str | None = _default("model")  # None: the bundled model
     device: str = _default("device")  # chosen, never guessed: it is part of the embedding cache key
     backend: str = _default("backend")

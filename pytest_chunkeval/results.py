@@ -23,6 +23,7 @@ from pytest_chunkeval.comparable import suite_digest
 from pytest_chunkeval.judged import AgainstBaseline, GateResult, VsBaseline
 from pytest_chunkeval.ranking import Ranked, Relevant
 from pytest_chunkeval.scoring.metrics import chunk_grade
+from pytest_chunkeval.scoring.quality import ParseErrors, parse_errors
 from pytest_chunkeval.vocabulary import SIZE_MEASURE
 
 if TYPE_CHECKING:
@@ -218,6 +219,11 @@ class StrategyResult:
     @property
     def warnings(self) -> list[str]:
         return [str(w) for w in (self.strategy_stats.get("warnings") or [])]
+
+    @property
+    def parse_errors(self) -> ParseErrors:
+        """Where the strategy's grammar could not parse this suite's files (its stats, read once here)."""
+        return parse_errors(self.strategy_stats, self.files)
 
     @property
     def misses(self) -> int:

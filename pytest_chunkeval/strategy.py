@@ -37,6 +37,31 @@ class ChunkingStrategy(Protocol):
 
 #: ``max_chunk_size = WINDOW`` (with ``size_unit = "tokens"``): as large as the window of the model in use.
 WINDOW = "window"
+
+#: The ``stats()`` key of the files a grammar could not parse: path -> its error regions, ``[[first, last], ...]``
+#: (1-based lines, merged, in file order). A counter says how many; this says where, so the report, the Markdown
+#: and ``quality[parse-errors]`` can name them.
+PARSE_ERROR_LINES = "parse_error_lines"
+#: Regions kept per file: a file of garbage can hold thousands of ERROR nodes, and the first few say enough.
+MAX_ERROR_REGIONS = 20
+
+ErrorLines = dict[str, list[list[int]]]
+
+
+def note_error_lines(into: ErrorLines | None, path: str, regions: Iterable[tuple[int, int]]) -> None:
+    """Record ``path``'s error regions in ``into`` (merged with what it already holds, overlapping or adjacent
+    ranges joined, at most :data:`MAX_ERROR_REGIONS`); a file with no region is still recorded, at line 1, so a
+    parse failure is never lost for want of a position."""
+    if into is None:
+        return
+    spans = sorted((min(a, b), max(a, b)) for a, b in [*(tuple(r) for r in into.get(path, ())), *regions])
+    merged: list[list[int]] = []
+    for a, b in spans or [(1, 1)]:
+        if merged and a <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    into[path] = merged[:MAX_ERROR_REGIONS]
 SIZE_APPLIES_TO = ("text", "body")
 
 
@@ -73,6 +98,7 @@ class Strategy:
     _fits_window: bool = False
     _counts: dict[str, int]  # set on first use (see _counters, reset_stats); declared here for its type only
     _warnings: list[str]
+    _error_lines: ErrorLines
 
     def chunk(self, path: str, text: str) -> list[Chunk]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -134,6 +160,18 @@ class Strategy:
         counts = self._counters()
         counts[key] = counts.get(key, 0) + n
 
+    def error_lines(self) -> ErrorLines:
+        """The live record of parse errors (:data:`PARSE_ERROR_LINES`), for engines that note into a dict they are
+        given (``ast_chunks(errors=...)``)."""
+        found = self.__dict__.get("_error_lines")
+        if found is None:
+            found = self._error_lines = {}
+        return found
+
+    def parse_failed(self, path: str, regions: Iterable[tuple[int, int]]) -> None:
+        """``path`` did not parse cleanly; ``regions`` are the line ranges the grammar could not read."""
+        note_error_lines(self.error_lines(), path, regions)
+
     def warn(self, message: str) -> None:
         """A finding worth reading in the report (``path:line: reason``), kept in ``stats()["warnings"]``."""
         self.__dict__.setdefault("_warnings", []).append(message)
@@ -146,11 +184,15 @@ class Strategy:
         out.update((k, v) for k, v in counts.items() if k not in out)
         if warnings:
             out["warnings"] = warnings
+        errors = self.__dict__.get("_error_lines")
+        if errors:
+            out[PARSE_ERROR_LINES] = {p: [list(r) for r in rs] for p, rs in errors.items()}
         return out
 
     def reset_stats(self) -> None:
         self._counts = {}
         self._warnings = []
+        self._error_lines = {}
 
 
 def resolve_limit(declared: Any, unit: str, model: TokenModel | None) -> int | None:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 #: What a failed item's failure is: "comparison" is told through the comparison's own numbers, every other kind is a
 #: reason of its own (``_TITLES``).
-FailureKind = Literal["comparison", "build", "miss", "fixed", "fallback", "quality", "gate", "other"]
+FailureKind = Literal["comparison", "build", "miss", "fixed", "fallback", "parse", "quality", "gate", "other"]
 FAILURE_KINDS: tuple[FailureKind, ...] = get_args(FailureKind)
 
 
@@ -53,6 +53,7 @@ _SETTLE = {
     "fixed": "refresh the record: `{accept}`, and commit accepted_misses.yaml",
     "build": "fix the strategy (its file, grammar or config); the message names the place",
     "fallback": "fix the strategy, or allow a share of fallbacks: `--chunkeval-max-fallback=SHARE`",
+    "parse": "fix the grammar, or the files it cannot parse, or allow a share: `--chunkeval-max-parse-errors=SHARE`",
     "quality": "fix the strategy, or its declarations (max_chunk_size, lossless, fits_window)",
     "gate": "an adoption gate: the candidate is not (yet) worth switching to; thresholds are ini chunkeval_gate_*",
     "other": "see the failure above",
@@ -62,11 +63,13 @@ _TITLES = {
     "fixed": "queries found that the record lists as missed (the record is stale)",
     "build": "strategies that failed to build",
     "fallback": "strategies whose own chunking fell back to fixed windows",
+    "parse": "strategies whose grammar could not parse a share of the files",
     "quality": "strategies that break their own declarations",
     "gate": "adoption gates failed",
     "other": "other failures",
 }
-_ORDER = ("regression", "size", "warnings", "build", "miss", "fixed", "fallback", "quality", "gate", "other")
+_ORDER = ("regression", "size", "warnings", "build", "miss", "fixed", "fallback", "parse", "quality", "gate",
+          "other")
 
 
 def judge(summary: Summary | None, failures: list[Failure], accept: str = "pytest --chunkeval "

@@ -6,7 +6,9 @@ file, to 1e-9. Line mode is scored by trec_eval too: each line is a document (``
 chunks' lines in rank order (``ndcg``, no cutoff) or the lines inside a token budget (``set_recall``).
 
 Independence is the point, so this module shares no code with the harness (only the names of the metric keys, from
-:mod:`pytest_chunkeval.vocabulary`, which compute nothing): it reads the golden file with its own
+:mod:`pytest_chunkeval.vocabulary`, and the checked report reader of :mod:`pytest_chunkeval.report_file`, which
+compute nothing: a report that is not strict JSON of the report's shape, with its numbers in range, is one message
+naming the file, exit 2): it reads the golden file with its own
 tiny loader, builds its own qrels (file mode: file -> max grade; chunk mode: every chunk in the report's ``chunks``
 list that overlaps a relevant item) and its own runs, and lets trec_eval score them.  The ranking order stored in the
 report is authoritative: runs get strictly decreasing synthetic scores by rank, so trec_eval's own tie-break
@@ -14,7 +16,7 @@ report is authoritative: runs get strictly decreasing synthetic scores by rank, 
 retrieved documents; those are scored 0.0 explicitly here, as the harness does.
 
 Usage: ``python -m pytest_chunkeval.verify REPORT.json [...]`` prints each mismatch and
-"N metrics checked, M mismatches"; the exit status is 1 when anything mismatches.
+"N metrics checked, M mismatches"; the exit status is 1 when anything mismatches, 2 when a file is not a report.
 
 pytrec_eval is the ``verify`` extra (``pip install 'pytest-chunkeval[verify]'``; the ``test`` extra has it too)
 and is imported only when needed: without it the command says so in one line.
@@ -31,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_chunkeval.report_file import ReportError, read_report
 from pytest_chunkeval.vocabulary import (
     BUDGET_RECALL,
     CHUNK,
@@ -307,7 +310,9 @@ def _check_lines(strategy: Mapping[str, Any], golden: Mapping[str, list], file_l
 def check_report(report_path: Path) -> VerifyResult:
     """Recompute every per-query metric of the report (and each aggregate mean) and compare within 1e-9."""
     report_path = Path(report_path)
-    report = json.loads(report_path.read_text(encoding="utf-8"))
+    # The checked reader, as frontier, calibrate and --chunkeval-compare read reports: strict JSON of the report's
+    # shape, numbers in their fields' range, or one ReportError naming the file (never a traceback mid-check).
+    report = read_report(report_path)
     k = int(report.get("k", DEFAULT_K))
     names = metric_keys(k)
     # Metrics do not depend on how a ranking was searched, so every (strategy, retrieval mode) entry is recomputed
@@ -321,7 +326,7 @@ def check_report(report_path: Path) -> VerifyResult:
             golden_path = Path(report.get("root") or report_path.parent) / golden_path
         try:
             golden = load_golden(golden_path)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
             result.mismatches.append(f"suite {suite_key!r}: cannot read golden file {golden_path}: {exc}")
             continue
         for name, strategy in (suite.get("strategies") or {}).items():
@@ -382,7 +387,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     checked = 0
     mismatches: list[str] = []
     for arg in args:
-        res = check_report(Path(arg))
+        try:
+            res = check_report(Path(arg))
+        except ReportError as exc:
+            print(f"python -m pytest_chunkeval.verify: {exc}", file=sys.stderr)
+            return 2
         checked += res.checked
         mismatches.extend(f"{arg}: {m}" for m in res.mismatches)
     for m in mismatches:

@@ -81,6 +81,31 @@ def test_each_mistake_names_file_line_query_and_field(suite_dir: Path, mutation:
     assert fragment in message
 
 
+@pytest.mark.parametrize(("path", "said"), [
+    ("'::error ::x.py'", "'::error ::x.py' is not a readable file in the corpus"),  # was: "is absolute"
+    ("'::'", "'::' is not a readable file in the corpus"),
+    ("'C:/data/a.py'", "'C:/data/a.py' names a drive (C:); paths are relative to the corpus"),
+    ("'c:a.py'", "'c:a.py' names a drive (c:); paths are relative to the corpus"),
+    ("'\\\\srv\\share\\a.py'", "is absolute; paths are relative to the corpus"),
+])
+def test_a_relevant_path_is_told_what_is_really_wrong_with_it(suite_dir: Path, path: str, said: str) -> None:
+    problems = errors(write(suite_dir, GOOD.replace("path: pkg/b.py", f"path: {path}")))
+    assert len(problems) == 1 and said in problems[0], problems
+    assert ("absolute" in problems[0]) == ("absolute" in said)
+
+
+def test_a_corpus_file_whose_name_starts_with_colons_is_found(suite_dir: Path) -> None:
+    (suite_dir / "corpus" / "::odd.py").write_text("x = 1\n")
+    suite = load_golden(write(suite_dir, GOOD.replace("path: pkg/b.py", "path: '::odd.py'")))
+    assert suite.queries[0].relevant[1].path == "::odd.py"
+
+
+def test_a_jsonl_line_nested_past_the_parser_is_one_problem_naming_it(suite_dir: Path) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    path = write(suite_dir, json.dumps({"corpus": "corpus"}) + "\n" + deep + "\n", "queries.jsonl")
+    assert errors(path) == [f"{path}:2: invalid JSON: nested too deeply to read"]  # was: a RecursionError
+
+
 def test_duplicate_ids_point_at_both_lines(suite_dir: Path) -> None:
     text = GOOD + GOOD.split("queries:\n", 1)[1]
     problems = errors(write(suite_dir, text))

@@ -38,9 +38,10 @@ def outcome(ranking: list[RankedChunk]) -> QueryOutcome:
 
 
 def test_the_quality_table_orders_the_items_and_gives_each_check_its_kind() -> None:
-    assert QUALITY_CHECKS == ("lossless", "size-limit", "token-window", "fallback")
+    assert QUALITY_CHECKS == ("lossless", "size-limit", "token-window", "fallback", "parse-errors")
     assert {name: check.kind for name, check in QUALITY.items()} == {
-        "lossless": "quality", "size-limit": "quality", "token-window": "quality", "fallback": "fallback"}
+        "lossless": "quality", "size-limit": "quality", "token-window": "quality", "fallback": "fallback",
+        "parse-errors": "parse"}
 
 
 @pytest.mark.parametrize(("check", "kept", "broken", "undeclared"), [

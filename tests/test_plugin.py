@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 def test_evaluates_every_suite_and_strategy_and_writes_a_verifiable_report(project: pytest.Pytester) -> None:
     result = run(project, "-v", "-rs", "--chunkeval-markdown=summary.md", "--chunkeval-chart=out/chart.png")
-    result.assert_outcomes(passed=9, skipped=3)
+    result.assert_outcomes(passed=9, skipped=5)
     assert (project.path / "out" / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| fixed_size | " in (project.path / "summary.md").read_text()
     for item in ("file_level::order-total", "fixed_size::password-hash"):  # in whatever order they ran
@@ -37,9 +37,9 @@ def test_evaluates_every_suite_and_strategy_and_writes_a_verifiable_report(proje
 
 
 def test_second_run_reuses_indexes_and_embeds_nothing(project: pytest.Pytester) -> None:
-    run(project).assert_outcomes(passed=9, skipped=3)
+    run(project).assert_outcomes(passed=9, skipped=5)
     second = run(project)
-    second.assert_outcomes(passed=9, skipped=3)
+    second.assert_outcomes(passed=9, skipped=5)
     second.stdout.fnmatch_lines(["*embedded 0 texts*from cache*"])
     report = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     for entry in report["suites"]["golden/shop/queries.yaml"]["strategies"].values():
@@ -48,10 +48,10 @@ def test_second_run_reuses_indexes_and_embeds_nothing(project: pytest.Pytester) 
 
 
 def test_changing_a_strategy_rebuilds_only_its_index(project: pytest.Pytester) -> None:
-    run(project).assert_outcomes(passed=9, skipped=3)
+    run(project).assert_outcomes(passed=9, skipped=5)
     path = project.path / "strategies" / "fixed_size.py"
     path.write_text(path.read_text().replace("max_chunk_size=120", "max_chunk_size=150"))
-    run(project).assert_outcomes(passed=9, skipped=3)
+    run(project).assert_outcomes(passed=9, skipped=5)
     strategies = json.loads((project.path / ".chunkeval" / "chunkeval-report.json").read_text())["suites"]["golden/shop/queries.yaml"]["strategies"]
     assert strategies["file_level"]["index"]["reused"] is True
     assert strategies["fixed_size"]["index"]["reused"] is False
@@ -188,13 +188,13 @@ def test_golden_path_option_runs_a_suite_anywhere(project: pytest.Pytester, tmp_
     )
     project.makepyfile(test_unrelated="def test_unrelated():\n    pass\n")
     result = run(project, f"--chunkeval-golden={elsewhere / 'q.yaml'}", "-v")
-    result.assert_outcomes(passed=7, skipped=3, deselected=1)  # only the named suite; the project's test waits
+    result.assert_outcomes(passed=7, skipped=5, deselected=1)  # only the named suite; the project's test waits
     assert "shop" not in result.stdout.str()
     # Written with a space, pytest takes the path for a test argument when it picks its rootdir (before any
     # plugin can say otherwise), and the project's ini is not read; its strategy files still are (the
     # invocation folder's strategies/), and replace the built-ins of the same names.
     spaced = run(project, "--chunkeval-golden", str(elsewhere / "q.yaml"), "--chunkeval-strategies=file_level,fixed_size")
-    spaced.assert_outcomes(passed=7, skipped=3, deselected=1)
+    spaced.assert_outcomes(passed=7, skipped=5, deselected=1)
     spaced.stdout.fnmatch_lines(["chunkeval: fixed_size (strategies/fixed_size.py:4) replaces the built-in fixed_size*"])
 
 
@@ -234,7 +234,7 @@ def test_quality_items_fail_a_strategy_that_breaks_its_promises(project: pytest.
         """
     )
     result = run(project, "-k", "lossy and quality", "--chunkeval-strategies=lossy")
-    result.assert_outcomes(failed=2, skipped=1, passed=1)  # passed: quality[fallback], it never fell back
+    result.assert_outcomes(failed=2, skipped=2, passed=1)  # passed: quality[fallback], it never fell back; it parses nothing
     result.stdout.fnmatch_lines(
         [
             "*lossy claims to be lossless but 4 of * non-blank lines are in no chunk:*",
@@ -277,7 +277,7 @@ def test_a_strategy_that_yields_no_chunks_scores_zero_and_one_that_crashes_falls
     # nothing: both queries miss (listed: no record yet); its quality items are skipped (it claims nothing) but
     # the fallback check passes. crashy: orders.py falls back to fixed windows, so order-total is found;
     # password-hash misses, its lossless claim fails (auth.py lost), and so does the fallback check (1 of 4 files).
-    result.assert_outcomes(xfailed=3, failed=2, passed=2, skipped=5)
+    result.assert_outcomes(xfailed=3, failed=2, passed=2, skipped=7)
     result.stdout.fnmatch_lines(["*crashy: fallback: orders.py: RuntimeError: cannot parse this one*"])
     result.stdout.fnmatch_lines([
         "*crashy's own chunking failed on 1 of 4 files (25%), more than chunkeval_max_fallback allows (0%)*",
@@ -324,9 +324,9 @@ def test_a_failed_evaluation_is_reported_once_in_full_and_then_by_reference(proj
         """
     )
     result = run(project, "-k", "broken", "--chunkeval-strategies=broken")
-    result.assert_outcomes(failed=6)
+    result.assert_outcomes(failed=7)
     reports = failure_reports(result)
-    assert len(reports) == 6
+    assert len(reports) == 7
     # Whichever item ran first (pytest-randomly may reorder them) carries the traceback, and it alone.
     first, *later = reports
     assert "RuntimeError: counter store is gone" in reports[first]
@@ -357,7 +357,7 @@ def failure_reports(result: pytest.RunResult) -> dict[str, str]:
 
 
 def test_regression_items_compare_with_a_previous_report(project: pytest.Pytester) -> None:
-    run(project).assert_outcomes(passed=9, skipped=3)
+    run(project).assert_outcomes(passed=9, skipped=5)
     previous = project.path / "main-report.json"
     previous.write_text((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     same = run(project, "--chunkeval-compare", "main-report.json", "-k", "regression")
@@ -387,7 +387,7 @@ def test_regression_items_compare_with_a_previous_report(project: pytest.Pyteste
 
 
 def test_a_stored_report_made_unlike_this_run_is_refused_before_any_item_runs(project: pytest.Pytester) -> None:
-    run(project, "--chunkeval-k=5").assert_outcomes(passed=9, skipped=3)
+    run(project, "--chunkeval-k=5").assert_outcomes(passed=9, skipped=5)
     stored = project.path / "k5.json"
     stored.write_text((project.path / ".chunkeval" / "chunkeval-report.json").read_text())
     report = json.loads(stored.read_text())
@@ -411,7 +411,7 @@ def test_a_stored_report_made_unlike_this_run_is_refused_before_any_item_runs(pr
     stored.write_text(json.dumps(report))
     assert "model: base someone/other-model, head sentence-transformers/all-MiniLM-L6-v2" in refused("--chunkeval-k=5")
     # The same settings, another corpus: the file that differs is named.
-    run(project, "--chunkeval-k=5", f"--chunkeval-report={stored}").assert_outcomes(passed=9, skipped=3)
+    run(project, "--chunkeval-k=5", f"--chunkeval-report={stored}").assert_outcomes(passed=9, skipped=5)
     orders = project.path / "golden" / "shop" / "corpus" / "orders.py"
     orders.write_text(orders.read_text() + "\n# a comment\n")
     assert "golden/shop/queries.yaml corpus: base" in (err := refused("--chunkeval-k=5")) and "orders.py" in err

@@ -92,7 +92,8 @@ def _build(tmp_path: Path, k: int = 3, golden_name: str = "queries.yaml") -> Pat
         mode: {m: sum(q["metrics"][mode][m] for q in queries.values()) / len(queries) for m in queries["errors"]["metrics"][mode]}
         for mode in ("file", "chunk")
     }
-    aggregate["file"] = {m: {"mean": v, "ci_low": 0.0, "ci_high": 1.0} for m, v in aggregate["file"].items()}
+    # As the harness writes it: plain means, and each with its interval beside them (what verify reads is the mean).
+    intervals = {"file": {m: {"mean": v, "ci_low": 0.0, "ci_high": 1.0} for m, v in aggregate["file"].items()}}
     key = f"golden/tiny/{golden_name}"
     report = {
         "k": k,
@@ -101,6 +102,7 @@ def _build(tmp_path: Path, k: int = 3, golden_name: str = "queries.yaml") -> Pat
             "chunks": [{"id": c.chunk_id, "path": c.path, "start_line": c.start_line, "end_line": c.end_line}
                        for c in CHUNKS],
             "aggregate": aggregate,
+            "intervals": intervals,
             "queries": queries,
         }}}},
     }

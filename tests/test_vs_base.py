@@ -24,9 +24,9 @@ def comparison(p: pytest.Pytester) -> dict:
 
 
 def test_no_change_is_unchanged_and_the_warm_base_embeds_nothing(repo: pytest.Pytester) -> None:
-    run(repo, "--chunkeval-base=main").assert_outcomes(passed=11, skipped=3)
+    run(repo, "--chunkeval-base=main").assert_outcomes(passed=11, skipped=5)
     again = run(repo, "--chunkeval-base=main", "--chunkeval-markdown=pr.md")
-    again.assert_outcomes(passed=11, skipped=3)
+    again.assert_outcomes(passed=11, skipped=5)
     cmp = comparison(repo)
     assert {s["verdict"] for s in cmp["strategies"].values()} == {"unchanged"}
     assert cmp["base"]["ref"] == "main" and cmp["base"]["embedded"] == 0

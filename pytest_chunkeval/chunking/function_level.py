@@ -45,7 +45,7 @@ from pytest_chunkeval.chunking.ast.languages import LanguageSpec
 from pytest_chunkeval.chunking.ast.split import Splitter, fold_small, line_spans
 from pytest_chunkeval.chunking.ast.tree import ParseTimeout, SyntaxTree, kind_of, name_getter, parse
 from pytest_chunkeval.chunking.sizing import SpanSizer, check_unit, span_sizer
-from pytest_chunkeval.strategy import Strategy
+from pytest_chunkeval.strategy import PARSE_ERROR_LINES, ErrorLines, Strategy, note_error_lines
 
 ENGINE_VERSION = "1"
 STAT_KEYS = ("files", "chunks", "functions", "class_chunks", "remainder_chunks", "split_functions",
@@ -411,8 +411,11 @@ def _trim(data: bytes, p: _Piece) -> None:
 
 def function_level_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_size: int = 100,
                           size_unit: str = "chars", language: str | LanguageSpec | None = None,
-                          strategy: str = "function_level", stats: dict[str, int] | None = None) -> list[Chunk]:
+                          strategy: str = "function_level", stats: dict[str, int] | None = None,
+                          errors: ErrorLines | None = None) -> list[Chunk]:
     """Chunk one file one function at a time; see the module docstring for the rules.
+
+    ``errors`` gets the file's ERROR/MISSING line ranges when it did not parse cleanly (as ``ast_chunks``'s).
 
     ``min_chunk_size`` only folds the pieces of a split node (as ``ast`` does); functions and class headers are
     never merged with their neighbours, however small: that is what makes this the function-level baseline.
@@ -425,7 +428,7 @@ def function_level_chunks(code: str, path: str, *, max_chunk_size: int = 1000, m
         return []
     data = code.encode("utf-8", "surrogatepass")
     size = span_sizer(size_unit, data, code)
-    pieces, lang = _file_pieces(data, path, size, max_chunk_size, min_chunk_size, language, stats)
+    pieces, lang = _file_pieces(data, path, size, max_chunk_size, min_chunk_size, language, stats, errors)
     out: list[Chunk] = []
     line, pos = 1, 0
     for p in pieces:
@@ -451,7 +454,8 @@ _KIND_STATS = {"class": "class_chunks", "remainder": "remainder_chunks"}
 
 
 def _file_pieces(data: bytes, path: str, size: SpanSizer, max_size: int, min_size: int,
-                 language: str | LanguageSpec | None, stats: dict[str, int] | None) -> tuple[list[_Piece], str | None]:
+                 language: str | LanguageSpec | None, stats: dict[str, int] | None,
+                 errors: ErrorLines | None = None) -> tuple[list[_Piece], str | None]:
     """The file's pieces in order and its language; without a grammar (or past the parse time limit), whole lines
     up to the limit and no language."""
     try:
@@ -465,6 +469,7 @@ def _file_pieces(data: bytes, path: str, size: SpanSizer, max_size: int, min_siz
                 for sp in line_spans(data, 0, len(data), size, max_size)], None
     if tree.has_error:
         _bump(stats, "parse_errors")
+        note_error_lines(errors, path, tree.error_lines())
     return _FileChunker(tree, size, max_size, min_size, stats).run(), tree.spec.name
 
 
@@ -485,7 +490,8 @@ class FunctionLevelChunker(Strategy):
 
     ``stats()`` reports ``files``, ``chunks``, ``functions`` (functions and methods found), ``class_chunks`` and
     ``remainder_chunks`` (chunks of a class's own text and of module-level text), ``split_functions`` and
-    ``split_remainders`` (nodes over the limit cut by the AST splitter), ``parse_errors``, ``fallback_files``
+    ``split_remainders`` (nodes over the limit cut by the AST splitter), ``parse_errors`` (with their line ranges in
+    ``parse_error_lines``), ``fallback_files``
     (no grammar, or ``parse_timeouts``), ``fallback_regions`` (ERROR regions cut by lines), and what the AST
     splitter counts while cutting oversized nodes (``error_regions``, ``oversized_leaves``).
     """
@@ -507,17 +513,22 @@ class FunctionLevelChunker(Strategy):
             f"one chunk per function/method, class headers and module remainder grouped, max {max_chunk_size} "
             f"{size_unit}")
         self._fl_stats: dict[str, int] = {}
+        self._fl_errors: ErrorLines = {}
 
     def chunk(self, path: str, text: str) -> list[Chunk]:
         return function_level_chunks(text, path, max_chunk_size=self._max,
                                      min_chunk_size=self.min_chunk_size, size_unit=self.size_unit,
-                                     strategy=self.name, stats=self._fl_stats)
+                                     strategy=self.name, stats=self._fl_stats, errors=self._fl_errors)
 
     def stats(self) -> dict[str, Any]:
-        return {k: self._fl_stats.get(k, 0) for k in STAT_KEYS}
+        out: dict[str, Any] = {k: self._fl_stats.get(k, 0) for k in STAT_KEYS}
+        if self._fl_errors:
+            out[PARSE_ERROR_LINES] = {p: [list(r) for r in rs] for p, rs in self._fl_errors.items()}
+        return out
 
     def reset_stats(self) -> None:
         self._fl_stats = {}
+        self._fl_errors = {}
 
     def source_files(self) -> list[Path]:
         """The language table, the tree view, the splitter and the sizing rules decide the chunks too."""

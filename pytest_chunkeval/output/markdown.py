@@ -25,6 +25,8 @@ from pytest_chunkeval.output.tables import (
     retrieval_table,
     warning_lines,
 )
+from pytest_chunkeval.output.unparsed import unparsed
+from pytest_chunkeval.results import SuiteResult
 from pytest_chunkeval.vocabulary import CHUNK, FILE
 
 STEP_SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB, with room for other steps' lines
@@ -92,6 +94,11 @@ def _strategy_details(c: StrategyComparison, k: int) -> list[str]:
     return out
 
 
+def _unparsed(suite: SuiteResult) -> list[str]:
+    """Per strategy, the files its grammar could not parse and their lines (a few; the JSON report has all)."""
+    return [_details(md_text(u.headline), [f"- {md_text(f)}" for f in u.files]) for u in unparsed(suite)]
+
+
 def sections(summary: Summary) -> list[str]:
     """The document as sections, most important first."""
     k = summary.k
@@ -136,6 +143,7 @@ def sections(summary: Summary) -> list[str]:
         if warnings:
             part.append(_details(f"{len(warnings)} notes: skipped files and strategies, fallbacks, warnings",
                                  [f"- {md_text(w)}" for w in warnings]))
+        part += _unparsed(suite)
         out.append("\n".join(part) + "\n")
     for key in summary.comparisons:
         details = [d for c in summary.comparisons[key].strategies.values() for d in _strategy_details(c, k)]

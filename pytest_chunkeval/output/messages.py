@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pytest_chunkeval.judges.comparison import StrategyComparison
     from pytest_chunkeval.run_cache import BuildFacts
     from pytest_chunkeval.scoring.outcomes import QueryOutcome
-    from pytest_chunkeval.scoring.quality import QualityReport
+    from pytest_chunkeval.scoring.quality import ParseErrors, QualityReport
     from pytest_chunkeval.strategy import Registration
 
 SHOWN_EXAMPLES = 15  # uncovered lines or oversized chunks listed under a broken declaration
@@ -153,6 +153,30 @@ def fallback_exceeded(name: str, facts: BuildFacts, share: float, limit: float) 
             f"first: {log_text(str(facts.fallbacks[0]))}\n{_timed_out(facts.fallbacks[1:])}"
             "Fix the strategy, or allow a share explicitly: --chunkeval-max-fallback=0.1 "
             "(ini chunkeval_max_fallback)")
+
+
+def parses_nothing(name: str) -> str:
+    return f"{name} reports no parsing (no parse_errors counter): there is no grammar whose errors to count"
+
+
+def parse_errors_exceeded(name: str, pe: ParseErrors, limit: float) -> str:
+    """``name``'s grammar could not parse a ``pe.share`` of its files, more than ``limit`` allows: which, where."""
+    from pytest_chunkeval.scoring.quality import regions_text
+
+    shown = list(pe.regions.items())[:SHOWN_EXAMPLES]
+    lines = "".join(f"  {log_text(path)}: {regions_text(regions)}\n" for path, regions in shown)
+    more = len(pe.regions) - len(shown)
+    unnamed = pe.count - len(pe.regions)
+    first = f"; first: {log_text(shown[0][0])}: {regions_text(shown[0][1])}" if shown else ""
+    return (f"{name}'s grammar could not parse {pe.count} of {pe.files} files ({pe.share:.0%}), more than "
+            f"chunkeval_max_parse_errors allows ({limit:.0%}){first}\n"
+            f"Chunks cut through an error region measure the grammar, not {name}. The regions it could not read:\n"
+            f"{lines}"
+            + (f"  … and {more} more files (every one is in the JSON report's strategy_stats.parse_error_lines)\n"
+               if more > 0 else "")
+            + (f"  ({unnamed} more counted but not named by the strategy)\n" if unnamed > 0 else "")
+            + "Fix the grammar (or the files, or which files the strategy handles), or allow a share explicitly: "
+            "--chunkeval-max-parse-errors=0.1 (ini chunkeval_max_parse_errors)")
 
 
 def _timed_out(fallbacks: list[str]) -> str:

@@ -385,6 +385,13 @@ def render_markdown(table: Table, heading: str = "") -> list[str]:
     return [*lines, ""]
 
 
+def unparsed_text(suite: SuiteResult) -> list[str]:
+    """The files each strategy's grammar could not parse, a few per strategy (output/unparsed.py)."""
+    from pytest_chunkeval.output.unparsed import unparsed
+
+    return [log_text(line) for u in unparsed(suite) for line in (u.headline + ":", *(f"  {f}" for f in u.files))]
+
+
 def summary_text(summary: Summary, width: int = 160) -> str:
     """The terminal summary: the verdict, then per suite the retrieval and index tables, warnings, and the
     comparison if any."""
@@ -396,6 +403,7 @@ def summary_text(summary: Summary, width: int = 160) -> str:
     for key, suite in summary.suites.items():
         items += [retrieval_table(summary, key), retrieval_legend(summary), "", index_table(summary, key),
                   index_legend(summary, key), *warning_lines(suite)]
+        items += unparsed_text(suite)
         if key in summary.comparisons:
             items += [comparison_table(summary, key), comparison_legend(summary), *resolving_lines(summary, key)]
             items += query_changes_lines(summary, key, limit=20)

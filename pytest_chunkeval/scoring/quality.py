@@ -4,18 +4,20 @@ Lossless: every non-blank source line can be found in some chunk that claims its
 declares dropped excepted). Within size: no chunk over the strategy's declared limit. Token window: how many
 chunks the embedder truncates (its window, in its own tokens: all-MiniLM-L6-v2 reads 256, and a 1,000-character
 Python chunk averages ~285), a failure only where the strategy promises to fit. Tiny chunks: a share, because
-fragments without context retrieve badly. Sizes are measured by :mod:`~pytest_chunkeval.chunking.sizing`, with the
+fragments without context retrieve badly. Parse errors: the share of files a strategy's grammar could not parse,
+with where (:func:`parse_errors`), because a chunk cut through an ERROR region measures the grammar, not the
+strategy. Sizes are measured by :mod:`~pytest_chunkeval.chunking.sizing`, with the
 model the strategy's contract is bound to.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.sizing import default_tokens, nonws_len, text_size
-from pytest_chunkeval.strategy import Contract
+from pytest_chunkeval.strategy import PARSE_ERROR_LINES, Contract
 
 TINY_NONWS_CHARS = 50
 
@@ -163,3 +165,59 @@ def check(strategy: Contract, files: dict[str, str], chunks_by_file: dict[str, l
         report.lines_checked += checked
         report.uncovered.extend(missing)
     return report
+
+
+#: A file's error regions: 1-based (first, last) line ranges.
+Regions = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class ParseErrors:
+    """Where one strategy's grammar could not parse a suite's files, read from the strategy's stats.
+
+    ``parses``: the strategy reports parse errors at all (a ``parse_errors`` counter or the regions); a strategy
+    with no grammar (fixed windows) has nothing to check. ``count`` is the files with errors: the counter, or the
+    files named when a strategy names more than it counts.
+    """
+
+    parses: bool = False
+    files: int = 0
+    count: int = 0
+    regions: dict[str, Regions] = field(default_factory=dict)
+
+    @property
+    def share(self) -> float:
+        return self.count / self.files if self.files else 0.0
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def error_regions(stats: Mapping[str, Any]) -> dict[str, Regions]:
+    """The :data:`~pytest_chunkeval.strategy.PARSE_ERROR_LINES` of a strategy's stats (from a run or a stored
+    report, so any shape is read defensively: a malformed entry is left out, never an exception)."""
+    raw = stats.get(PARSE_ERROR_LINES)
+    out: dict[str, Regions] = {}
+    if not isinstance(raw, Mapping):
+        return out
+    for path, ranges in raw.items():
+        if not isinstance(ranges, list):
+            continue
+        pairs = tuple((r[0], r[1]) for r in ranges
+                      if isinstance(r, list | tuple) and len(r) == 2 and all(_count(x) for x in r))
+        out[str(path)] = pairs
+    return out
+
+
+def parse_errors(stats: Mapping[str, Any], files_handled: int) -> ParseErrors:
+    """How many of the ``files_handled`` a strategy's grammar could not parse, and where."""
+    regions = error_regions(stats)
+    parses = "parse_errors" in stats or bool(regions)
+    return ParseErrors(parses, files_handled, max(_count(stats.get("parse_errors")), len(regions)), regions)
+
+
+def regions_text(regions: Regions) -> str:
+    """``lines 3-7, 12`` (what a reader looks up in the file)."""
+    spans = [f"{a}-{b}" if b > a else str(a) for a, b in regions]
+    return ("line " if len(spans) == 1 and "-" not in spans[0] else "lines ") + ", ".join(spans) if spans else ""

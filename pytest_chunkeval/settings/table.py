@@ -181,6 +181,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_fallback", "suites", "share of a suite's files (0 to 1) a strategy's own chunking may fail on (they "
             "are cut into fixed windows instead) before its quality[fallback] item fails", number(0, 1, what="a share"),
             0, flag="--chunkeval-max-fallback", ini="chunkeval_max_fallback", metavar="SHARE"),
+    Setting("max_parse_errors", "suites", "share of a suite's files (0 to 1) a parsing strategy's grammar may fail "
+            "to parse (tree-sitter ERROR or MISSING nodes, a Lark syntax error, a grammar config's unclosed block) "
+            "before its quality[parse-errors] item fails, naming the files and lines; the default leaves room for "
+            "a grammar's rare miss on valid code (1 of 1,144 npm files), not for a wrong or broken grammar",
+            number(0, 1, what="a share"), 0.05, flag="--chunkeval-max-parse-errors",
+            ini="chunkeval_max_parse_errors", metavar="SHARE"),
     # -- model, device and engine ------------------------------------------------------------------------------------
     Setting("model", "embedding", "sentence-transformers model: a local directory or a name in the local cache, "
             "checked once at the start of an evaluation; nothing is downloaded. A comma list (A,B) evaluates every "

@@ -21,7 +21,7 @@ from pytest_chunkeval.chunking.ast.languages import CONTAINER_KINDS, UNIT_KINDS,
 from pytest_chunkeval.chunking.ast.split import Span, Splitter, fold_small, line_spans
 from pytest_chunkeval.chunking.ast.tree import Node, ParseTimeout, SyntaxTree, kind_of, name_getter, parse
 from pytest_chunkeval.chunking.sizing import TokenModel, check_unit, default_tokens, nonws_len, span_sizer, text_size
-from pytest_chunkeval.strategy import WINDOW, Strategy
+from pytest_chunkeval.strategy import WINDOW, ErrorLines, Strategy, note_error_lines
 
 ENGINE_VERSION = "1"
 STAT_KEYS = ("files", "chunks", "parse_errors", "error_regions", "fallback_regions", "fallback_files",
@@ -208,7 +208,8 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
                max_header_size: int | None = None, languages: Mapping[str, str] | None = None,
                language: str | LanguageSpec | None = None, strategy: str = "ast",
                stats: dict[str, int] | None = None, model: TokenModel | None = None,
-               with_metadata: bool = True, merge: str | None = None) -> list[Chunk]:
+               with_metadata: bool = True, merge: str | None = None, errors: ErrorLines | None = None
+               ) -> list[Chunk]:
     """Chunk one file along its syntax tree; see the module docstring for the size and header contract.
 
     ``merge`` is one of :data:`MERGE_POLICIES`; None keeps the older switch: ``units`` when
@@ -222,6 +223,9 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
 
     ``languages`` maps extensions to language names (``{".h": "cpp", ".txt": ""}``) ahead of the built-in
     table; ``language`` forces one. Unknown languages are cut by lines (counted as ``fallback_files``).
+
+    ``errors``, when given, gets ``path``'s ERROR/MISSING regions as line ranges if it did not parse cleanly (see
+    :func:`~pytest_chunkeval.strategy.note_error_lines`).
     """
     check_unit(size_unit)
     policy = _policy(merge, chunk_by_node_type)
@@ -245,6 +249,7 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
     else:
         if tree.has_error:
             _bump(stats, "parse_errors")
+            note_error_lines(errors, path, tree.error_lines())
         splitter = Splitter(tree, size, body_max, by_type=policy != "greedy", isolate=policy == "isolate",
                             stats=stats)
         spans = fold_small(splitter.run(), splitter, min_chunk_size)
@@ -320,38 +325,43 @@ def chunk_code_by_ast(code: str, path: str, *, max_chunk_size: int = 1000, min_c
                                        with_metadata=False)]
 
 
-def _chunk_one(args: tuple[str, dict[str, Any]]) -> tuple[str, list[Chunk], dict[str, int]]:
+def _chunk_one(args: tuple[str, dict[str, Any]]) -> tuple[str, list[Chunk], dict[str, int], ErrorLines]:
     path, opts = args
     with open(path, encoding="utf-8", errors="surrogateescape", newline="") as fh:
         text = fh.read()
     stats: dict[str, int] = {}
-    return path, ast_chunks(text, path, stats=stats, **opts), stats
+    errors: ErrorLines = {}
+    return path, ast_chunks(text, path, stats=stats, errors=errors, **opts), stats, errors
 
 
 def ast_chunk_files(paths: Iterable[str | Path], *, workers: int | None = None, min_files_for_pool: int = 32,
-                    stats: dict[str, int] | None = None, **opts: Any) -> dict[str, list[Chunk]]:
+                    stats: dict[str, int] | None = None, errors: ErrorLines | None = None, **opts: Any
+                    ) -> dict[str, list[Chunk]]:
     """Chunk many files, in a process pool when there are enough of them to repay the workers' start-up.
 
     Results come back in input order (a dict keyed by path). ``workers=1`` forces the current process.
+    ``stats`` and ``errors`` gather every file's counters and parse-error regions, as :func:`ast_chunks`'s do.
     """
     items = [(str(p), opts) for p in paths]
     if workers == 1 or len(items) < min_files_for_pool:
         results = map(_chunk_one, items)
-        return _collect(results, stats)
+        return _collect(results, stats, errors)
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=workers) as pool:
         chunksize = max(1, len(items) // ((workers or 4) * 8))
-        return _collect(pool.map(_chunk_one, items, chunksize=chunksize), stats)
+        return _collect(pool.map(_chunk_one, items, chunksize=chunksize), stats, errors)
 
 
-def _collect(results: Iterable[tuple[str, list[Chunk], dict[str, int]]], stats: dict[str, int] | None
-             ) -> dict[str, list[Chunk]]:
+def _collect(results: Iterable[tuple[str, list[Chunk], dict[str, int], ErrorLines]], stats: dict[str, int] | None,
+             errors: ErrorLines | None) -> dict[str, list[Chunk]]:
     out: dict[str, list[Chunk]] = {}
-    for path, chunks, st in results:
+    for path, chunks, st, err in results:
         out[path] = chunks
         for k, v in st.items():
             _bump(stats, k, v)
+        if errors is not None:
+            errors.update(err)
     return out
 
 
@@ -360,7 +370,8 @@ class AstChunker(Strategy):
 
     Handling every file (``extensions = None``) keeps file-mode comparisons fair: a strategy that indexed only
     the files it parses could never retrieve the others. ``stats()`` reports ``files``, ``chunks``,
-    ``parse_errors`` (files with ERROR/MISSING nodes), ``error_regions`` (nodes with errors kept whole),
+    ``parse_errors`` (files with ERROR/MISSING nodes, each with its line ranges in ``parse_error_lines``),
+    ``error_regions`` (nodes with errors kept whole),
     ``fallback_regions`` (ERROR regions cut by lines), ``fallback_files`` (no grammar, or ``parse_timeouts``:
     the grammar looped and was cancelled), ``oversized_leaves``
     (childless nodes cut by lines), ``header_chars`` and ``header_truncated``.
@@ -402,7 +413,7 @@ class AstChunker(Strategy):
         assert limit is not None
         model = self.model if self.size_unit == "tokens" else None
         return ast_chunks(text, path, strategy=self.name, stats=self.counters(), max_chunk_size=limit, model=model,
-                          **self.opts)
+                          errors=self.error_lines(), **self.opts)
 
     def source_files(self) -> list[Path]:
         """The engine and the language table decide the chunks, so they feed the index fingerprint."""

@@ -408,6 +408,10 @@ class SyntaxTree:
                 out.append(node)
         return out
 
+    def error_lines(self) -> list[tuple[int, int]]:
+        """The 1-based line ranges of :meth:`error_nodes`, for a report that names where a file did not parse."""
+        return [(n.start_line, max(n.start_line, n.end_line)) for n in self.error_nodes()]
+
 
 def resolve_language(path: str | None, language: str | LanguageSpec | None = None,
                      overrides: Mapping[str, str] | None = None) -> LanguageSpec | None:

@@ -124,6 +124,8 @@ class _LarkFileChunker(Strategy):
         except SourceSyntaxError as exc:
             self.count("parse_errors")
             self.count("fallbacks")
+            line = max(1, int(exc.line or 1))
+            self.parse_failed(path, [(line, line)])  # where the parser stopped: the rest of the file went unread
             self.warn(f"{exc.path}:{exc.line}: {exc.reason} (indexed as plain text)")
             return None
         self.count("parsed")

@@ -264,8 +264,8 @@ class GrammarChunker(Strategy):
 
     name = "grammar_definition"
     description = "config-driven blocks + grouped statements, semantic tags, signature chunks, semantic overlap"
-    stat_keys = ("files", "blocks", "recovered_blocks", "split_blocks", "signatures", "unclassified_statements",
-                 "warnings")
+    stat_keys = ("files", "blocks", "recovered_blocks", "parse_errors", "split_blocks", "signatures",
+                 "unclassified_statements", "warnings")
 
     def __init__(self, config_path: Path, *, name: str | None = None, signatures: bool = True, overlap: bool = True,
                  max_chunk_size: int | str = 1000, size_unit: str = "chars") -> None:
@@ -292,6 +292,9 @@ class GrammarChunker(Strategy):
         self.count("blocks", sum(n.kind == "block" for n in nodes))
         self.count("unclassified_statements", sum(n.kind == "stmt" and n.name == "unclassified" for n in nodes))
         self.count("recovered_blocks", result.recovered)
+        if result.recovered:  # a block never closed: the config could not read the file's structure from there
+            self.count("parse_errors")
+            self.parse_failed(path, [(n.start, n.end) for n in nodes if n.recovered])
         for warning in result.warnings:
             self.warn(warning)
         return _FileChunks(self, path, text, result).build()
