@@ -112,6 +112,19 @@ def test_a_cached_snapshot_resolves_to_its_revision_and_weights(hub_cache: Path)
     assert emb.model_id == REPO and emb.digests == WEIGHTS and emb.max_tokens == 256
 
 
+def test_the_window_of_a_hub_model_is_read_from_its_snapshot(hub_cache: Path, tmp_path: Path) -> None:
+    """The window drives the truncation column and the size checks: a hub model's comes from its own config."""
+    served = tmp_path / "served"
+    shutil.copytree(default_model_dir(), served, ignore=shutil.ignore_patterns("model.safetensors"))
+    (served / "model.safetensors").symlink_to(default_model_dir() / "model.safetensors")
+    config = served / "sentence_bert_config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "max_seq_length": 128}))
+    cached_repo(hub_cache, REPO, served)
+    emb = Embedder(REPO)
+    assert emb.max_tokens == 128 and emb.tokens.window == 128
+    assert "#window=128" in emb.cache_id  # vectors truncated at another window are never served from the cache
+
+
 def test_a_download_whose_weights_are_not_what_the_hub_published_is_refused(hub_cache: Path) -> None:
     cached_repo(hub_cache, REPO, default_model_dir(), weights_blob="f" * 64)
     with pytest.raises(ModelIntegrityError, match=f"sha256 {WEIGHTS['model.safetensors']} does not match the "
