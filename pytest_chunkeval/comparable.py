@@ -26,7 +26,7 @@ from pytest_chunkeval.vocabulary import (
 )
 
 #: The report's top-level fields this check reads, recorded under "comparable" in every JSON report.
-FIELDS = ("k", "model", "model_sha256", "modes", "budgets", "metrics")
+FIELDS = ("k", "model", "model_revision", "model_sha256", "modes", "budgets", "metrics")
 
 
 def metric_set(k: int, budgets: tuple[int, ...]) -> tuple[str, ...]:
@@ -36,10 +36,12 @@ def metric_set(k: int, budgets: tuple[int, ...]) -> tuple[str, ...]:
 
 
 def identity(k: int, model: str, model_sha256: Mapping[str, str], modes: tuple[str, ...], budgets: tuple[int, ...],
-             metrics: tuple[str, ...]) -> dict[str, Any]:
-    """What a run records about itself (the report's ``comparable``), in plain JSON values."""
-    return {"k": k, "model": model, "model_sha256": dict(sorted(model_sha256.items())), "modes": list(modes),
-            "budgets": list(budgets), "metrics": sorted(metrics)}
+             metrics: tuple[str, ...], model_revision: str = "") -> dict[str, Any]:
+    """What a run records about itself (the report's ``comparable``), in plain JSON values. ``model_revision`` is
+    the hub commit a model's files came from ("" for the bundled model or a local directory)."""
+    return {"k": k, "model": model, "model_revision": model_revision,
+            "model_sha256": dict(sorted(model_sha256.items())), "modes": list(modes), "budgets": list(budgets),
+            "metrics": sorted(metrics)}
 
 
 def of_report(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -49,6 +51,9 @@ def of_report(report: Mapping[str, Any]) -> dict[str, Any]:
     found.setdefault("k", report.get("k"))
     found.setdefault("model", model.get("id"))
     found.setdefault("model_sha256", dict(sorted((model.get("sha256") or {}).items())) or None)
+    # Before revisions were recorded only a hub model went without weights digests: a report with digests and no
+    # revision was made with the bundled model or a directory (no revision); one with neither is not checked.
+    found.setdefault("model_revision", model.get("revision", "" if model.get("sha256") else None))
     modes = report.get("retrieval_modes") or [m for m in str(report.get("retrieval") or "").split(",") if m]
     found.setdefault("modes", list(modes) or None)
     aggregates = [e.get("aggregate") for s in (report.get("suites") or {}).values()
@@ -88,13 +93,16 @@ def differences(head: Mapping[str, Any], base: Mapping[str, Any], head_corpora: 
 
 
 def _label(name: str) -> str:
-    return {"k": "k (rank cutoff)", "model": "model", "model_sha256": "model weights (sha256)",
+    return {"k": "k (rank cutoff)", "model": "model", "model_revision": "model revision (hub commit)",
+            "model_sha256": "model weights (sha256)",
             "modes": "retrieval modes", "budgets": "line budgets (tokens)", "metrics": "metric set"}[name]
 
 
 def _show(value: Any) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{k} {str(v)[:12]}" for k, v in value.items()) or "none"
+    if value == "":
+        return "none"
     if isinstance(value, list):
         head = ",".join(map(str, value[:4]))
         return ",".join(map(str, value)) if len(value) <= 8 else f"{len(value)} entries ({head}, …)"

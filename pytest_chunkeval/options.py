@@ -61,6 +61,7 @@ class Options:
     max_fallback: float = _default("max_fallback")  # share of a suite's files chunked by fixed windows instead
     max_parse_errors: float = _default("max_parse_errors")  # share of a suite's files a grammar may fail to parse
     model: str | None = _default("model")  # None: the bundled model
+    allow_download: bool = _default("allow_download")  # a hub name not in the local cache may be downloaded once
     device: str = _default("device")  # chosen, never guessed: it is part of the embedding cache key
     backend: str = _default("backend")
     batch_size: int = _default("batch_size")

@@ -97,7 +97,7 @@ class ChunkevalState:
 
         for state in self.model_states():
             try:
-                check_model(state.options.model)
+                check_model(state.options.model, state.options.allow_download, self.write)
             except (ModelIntegrityError, ModelNotFoundError) as exc:
                 raise pytest.UsageError(f"--chunkeval-model / ini chunkeval_model: {exc}") from None
 

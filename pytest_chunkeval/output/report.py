@@ -75,7 +75,7 @@ def run_identity(k: int, model: dict[str, Any], modes: tuple[str, ...]) -> dict[
     from pytest_chunkeval.vocabulary import DEFAULT_BUDGETS
 
     return identity(k, str(model.get("id")), model.get("sha256") or {}, modes, DEFAULT_BUDGETS,
-                    metric_set(k, DEFAULT_BUDGETS))
+                    metric_set(k, DEFAULT_BUDGETS), str(model.get("revision") or ""))
 
 
 def _verdict_dict(verdict: Any) -> dict[str, Any] | None:

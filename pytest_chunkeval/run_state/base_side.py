@@ -97,10 +97,12 @@ class BaseSide:
         if self._comparable is None:
             from pytest_chunkeval.comparable import differences, of_report
             from pytest_chunkeval.output.report import run_identity
+            from pytest_chunkeval.retrieval.model_files import hub_revision
 
             report = self.evaluation().report if self.comparing == "base" else self.previous()
             emb = self.head.evaluator().embedder
-            ours = run_identity(self.options.k, {"id": emb.model_id, "sha256": emb.digests},
+            ours = run_identity(self.options.k, {"id": emb.model_id, "sha256": emb.digests,
+                                                 "revision": hub_revision(emb.model_dir)},
                                 self.options.retrieval_modes)
             catalog = self.catalog
             suites = [catalog.suite(p) for p in catalog.suite_paths()]

