@@ -233,15 +233,18 @@ def _guard(strategy: Contract, memory_mb: int | None) -> Any:
     """The strategy's ``chunk`` with SystemExit / KeyboardInterrupt turned into an ordinary failure of the file
     (:func:`chunk_file` counts exceptions, and lets BaseExceptions through), and a MemoryError naming the cap."""
     chunk = strategy.chunk
+    # Made before any strategy runs: at the cap, making a class could fail for want of memory itself.
+    out_of_memory = _named("MemoryError")
+    cap = f"past its memory cap of {memory_mb} MiB ({MEMORY_SETTING})" if memory_mb else "out of memory"
 
     def guarded(path: str, text: str) -> list[Chunk]:
         try:
             return chunk(path, text)
-        except MemoryError as exc:
-            cap = f"past its memory cap of {memory_mb} MiB ({MEMORY_SETTING})" if memory_mb else str(exc)
-            raise _named("MemoryError")(cap) from None
+        except MemoryError:
+            pass  # raised below, once this block has dropped the traceback and with it what the strategy hoarded
         except (SystemExit, KeyboardInterrupt, GeneratorExit) as exc:
             raise _named(type(exc).__name__)(f"raised by the strategy ({exc!r})") from None
+        raise out_of_memory(cap)
 
     return guarded
 
@@ -258,6 +261,8 @@ def _quiet() -> None:
     for fd in (1, 2):
         os.dup2(devnull, fd)
     os.close(devnull)
+    # sys.stdout may not write to fd 1 at all (pytest's capture replaces it with a file of its own)
+    sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - the worker's, for good
 
 
 def _cap_memory(memory_mb: int) -> None:

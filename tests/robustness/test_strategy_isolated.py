@@ -1,0 +1,146 @@
+"""A strategy run in its worker process (chunking/worker.py) cannot hang, kill or flood the run: each fault ends as
+the failing file's fallback, with a reason naming the file and what happened, and the other files are chunked by the
+strategy (a fresh worker where the old one died). One test per fault; the end-to-end runs are in
+test_strategy_isolated_e2e.py."""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import time
+
+import pytest
+
+from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.chunking.boundary import chunk_file
+from pytest_chunkeval.chunking.fixed import FileLevelChunker
+from pytest_chunkeval.chunking.sizing import default_tokens
+from pytest_chunkeval.chunking.worker import IsolatedChunker, available
+from pytest_chunkeval.strategy import Strategy, resolve
+
+pytestmark = pytest.mark.skipif(not available() or not hasattr(signal, "setitimer"),
+                                reason="isolation needs fork, its time limit SIGALRM (not Windows)")
+
+LIMIT = 0.3
+FILES = [("a.py", "x = 1\n"), ("bad.py", "y = 2\n"), ("c.py", "z = 3\n")]
+TIME = "(--chunkeval-chunk-timeout / ini chunkeval_chunk_timeout)"
+
+
+class FailsOnBad(FileLevelChunker):
+    """Chunks every file as one chunk, except ``bad.py``, where it does ``fault``; counts the files it chunked."""
+
+    def __init__(self, fault: str) -> None:
+        self.name, self.fault = fault, fault
+
+    def chunk(self, path: str, text: str) -> list[Chunk]:
+        if path == "bad.py":
+            FAULTS[self.fault]()
+        self.count("chunked")
+        print("chunking", path, "x" * 10_000)  # would flood the log, were the worker's output not discarded
+        return super().chunk(path, text)
+
+
+def _swallows_everything() -> None:
+    while True:
+        try:
+            time.sleep(60)
+        except BaseException:  # noqa: B036, S112 - the fault under test: the alarm is swallowed, forever
+            continue
+
+
+def _hoards() -> None:
+    hoard = []
+    while True:
+        hoard.append(bytearray(64 * 2**20))
+
+
+FAULTS = {
+    "swallows-base-exception": _swallows_everything,
+    "sleeps": lambda: time.sleep(10**6),
+    "sys-exit": lambda: sys.exit(0),
+    "os-exit": lambda: os._exit(0),
+    "segfault": lambda: ctypes.string_at(0),
+    "runaway-memory": _hoards,
+}
+
+
+def _chunked(fault: str, memory_mb: int = 256) -> tuple[list[str], list[int], dict[str, int]]:
+    """Each file's fallback lines and chunk counts, and the strategy's counters over the pass, chunked in a worker.
+    Filling memory takes time (the pages are written): the hoarder gets a time limit it never meets."""
+    limit = 60 if fault == "runaway-memory" else LIMIT
+    parts = IsolatedChunker(resolve(FailsOnBad(fault)), fault, limit, memory_mb)(FILES)
+    assert [p.path for p in parts] == [path for path, _ in FILES]
+    chunked = sum(p.stats.get("chunked", 0) for p in parts)
+    return [line for p in parts for line in p.fallbacks], [len(p.chunks) for p in parts], {"chunked": chunked}
+
+
+@pytest.mark.parametrize(("fault", "reason"), [
+    ("swallows-base-exception", f"chunking ran past the {LIMIT:g} s limit and its process was stopped {TIME}"),
+    ("sleeps", f"chunking ran past the {LIMIT:g} s limit {TIME}"),
+    ("sys-exit", "SystemExit: raised by the strategy (SystemExit(0))"),
+    ("os-exit", "the strategy's process ended with exit status 0 while chunking this file"),
+    ("segfault", "the strategy's process was killed by signal SIGSEGV while chunking this file"),
+    ("runaway-memory", "MemoryError: past its memory cap of 256 MiB (--chunkeval-strategy-memory / ini "
+                       "chunkeval_strategy_memory)"),
+])
+def test_a_fault_is_the_files_fallback_naming_it_and_the_other_files_are_chunked(
+        fault: str, reason: str, capfd: pytest.CaptureFixture[str]) -> None:
+    fallbacks, chunks, stats = _chunked(fault)
+    assert fallbacks == [f"bad.py: {reason}"]
+    assert chunks == [1, 1, 1]  # a.py and c.py by the strategy, bad.py by the fallback's one window
+    assert stats == {"chunked": 2}  # a.py and c.py, whether or not the worker was replaced in between
+    out, err = capfd.readouterr()
+    assert "chunking" not in out + err and "Fatal Python error" not in err  # its prints and crash dump: nowhere
+
+
+def test_every_fault_leaves_no_process_behind() -> None:
+    before = _children()
+    for fault in FAULTS:
+        _chunked(fault)
+    assert _children() == before
+
+
+def _children() -> set[int]:
+    """This process's live children (Linux /proc); a worker left behind would be one."""
+    me = str(os.getpid())
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii") as f:
+                    if f.read().rsplit(")", 1)[1].split()[1] == me:
+                        found.add(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+class TokenLines(Strategy):
+    """A chunk per line run of at most 8 model tokens: sizing needs the model's tokenizer, in the worker too."""
+
+    name = "token_lines"
+    size_unit = "tokens"
+    max_chunk_size = 8
+
+    def chunk(self, path: str, text: str) -> list[Chunk]:
+        lines, out, start = text.splitlines(keepends=True), [], 0
+        for i in range(1, len(lines) + 1):
+            if i == len(lines) or self.measure("".join(lines[start:i + 1])) > 8:
+                body = "".join(lines[start:i])
+                out.append(Chunk(body, path, start + 1, i, len("".join(lines[:start]).encode()),
+                                 len("".join(lines[:i]).encode())))
+                start = i
+        return out
+
+
+def test_a_strategy_that_sizes_by_the_models_tokens_chunks_alike_in_its_worker() -> None:
+    text = "".join(f"value_{i} = compute_something({i}, factor={i * 3})\n" for i in range(12))
+    contract = resolve(TokenLines()).bind(default_tokens())
+    here: list[str] = []
+    expected = chunk_file(contract, "token_lines", "m.py", text, here)
+    parts = IsolatedChunker(contract, "token_lines", LIMIT)([("m.py", text)])
+    assert here == [] and parts[0].fallbacks == []
+    assert [(c.start_line, c.end_line, c.text) for c in parts[0].chunks] == \
+           [(c.start_line, c.end_line, c.text) for c in expected]
+    assert len(expected) > 1  # the tokenizer did split the file
