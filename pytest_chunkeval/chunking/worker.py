@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import faulthandler
+import gc
 import os
 import signal
 import sys
@@ -133,7 +134,14 @@ class _Worker:
             warnings.simplefilter("ignore", DeprecationWarning)
             sys.stdout.flush()
             sys.stderr.flush()
-            pid = os.fork()
+            # The parent's objects into the permanent generation for the fork: the worker's collector never walks
+            # them, so it does not write to (and copy) every page of the parent's heap.
+            gc.freeze()
+            try:
+                pid = os.fork()
+            finally:
+                if pid != 0:
+                    gc.unfreeze()
         if pid == 0:  # the worker: never returns into the caller's stack
             code = 0
             try:
@@ -183,22 +191,21 @@ class _Worker:
             return
         try:
             self.conn.send(None)
-            self.conn.poll(GRACE)
+            self.conn.poll(GRACE)  # its end of the pipe closes as it exits
         except OSError:
             pass
-        self.kill()
+        self.ended()  # reaped; killed if it did not end within GRACE
 
 
 def _reap(pid: int) -> int:
     """The ended worker's exit code (negative: the signal), waiting up to :data:`GRACE` for it to end on its own
     (its pipe closing comes just before its exit) and killing it after that."""
-    waited = 0.0
-    while waited < GRACE:
+    deadline = time.monotonic() + GRACE
+    while time.monotonic() < deadline:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             return os.waitstatus_to_exitcode(status)
-        time.sleep(0.01)
-        waited += 0.01
+        time.sleep(0.001)
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
