@@ -33,7 +33,7 @@ import signal
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
@@ -160,10 +160,10 @@ class _Worker:
             self.conn.send((path, text))
             if not self.conn.poll(deadline):
                 return _TIMEOUT
-            reply = self.conn.recv()
+            reply = _part(self.conn.recv())
         except (EOFError, OSError):  # the pipe closed: the worker is gone
             return _ENDED
-        return reply if isinstance(reply, FilePart) else _ENDED
+        return _ENDED if reply is None else reply
 
     def kill(self) -> None:
         if self._status is None:
@@ -227,13 +227,32 @@ def _serve(conn: Connection, strategy: Contract, name: str, limit: float | None,
         fallbacks: list[str] = []
         timed_out: list[str] = []
         chunks = chunk_file(guarded, name, path, text, fallbacks, limit, timed_out)
-        part = FilePart(path, chunks, fallbacks, strategy.stats(), bool(timed_out))
         try:
-            conn.send(part)
+            conn.send((path, [_plain(c) for c in chunks], fallbacks, strategy.stats(), bool(timed_out)))
         except Exception as exc:  # its chunks or counters do not pickle: windows, and why
-            windows = [replace(c, path=path, strategy=name) for c in FixedSizeChunker(name=name).chunk(path, text)]
-            conn.send(FilePart(path, windows, [f"{path}: its output cannot leave its process: "
-                                               f"{type(exc).__name__}: {exc}"], {}, bool(timed_out)))
+            windows = [_plain(replace(c, path=path, strategy=name))
+                       for c in FixedSizeChunker(name=name).chunk(path, text)]
+            conn.send((path, windows, [f"{path}: its output cannot leave its process: {type(exc).__name__}: {exc}"],
+                       {}, bool(timed_out)))
+
+
+#: A chunk crosses the pipe as the tuple of its fields, and a part as a tuple: plain values, so the parent rebuilds
+#: them with its own classes (pickling a class needs the same class object on both sides; a pytest run that reloads
+#: the package, as pytester's in-process runs do, would not have it).
+_FIELDS = tuple(f.name for f in fields(Chunk))
+
+
+def _plain(chunk: Chunk) -> tuple[Any, ...]:
+    return tuple(getattr(chunk, name) for name in _FIELDS)
+
+
+def _part(reply: Any) -> FilePart | None:
+    """The worker's reply as a :class:`FilePart` (None: not a reply a worker makes)."""
+    try:
+        path, chunks, fallbacks, stats, timed_out = reply
+        return FilePart(path, [Chunk(*values) for values in chunks], list(fallbacks), dict(stats), bool(timed_out))
+    except (TypeError, ValueError):
+        return None
 
 
 def _guard(strategy: Contract, memory_mb: int | None) -> Any:

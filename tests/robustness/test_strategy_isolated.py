@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -144,3 +145,19 @@ def test_a_strategy_that_sizes_by_the_models_tokens_chunks_alike_in_its_worker()
     assert [(c.start_line, c.end_line, c.text) for c in parts[0].chunks] == \
            [(c.start_line, c.end_line, c.text) for c in expected]
     assert len(expected) > 1  # the tokenizer did split the file
+
+
+class Unsendable(FileLevelChunker):
+    """Chunks that carry a lambda in their metadata: fine in this process, impossible to pickle back from a worker."""
+
+    name = "unsendable"
+
+    def chunk(self, path: str, text: str) -> list[Chunk]:
+        return [replace(c, metadata={"score": lambda: 1}) for c in super().chunk(path, text)]
+
+
+def test_output_that_cannot_leave_the_worker_falls_back_naming_why() -> None:
+    (part,) = IsolatedChunker(resolve(Unsendable()), "unsendable", LIMIT)([("a.py", "x = 1\n")])
+    assert len(part.fallbacks) == 1
+    assert part.fallbacks[0].startswith("a.py: its output cannot leave its process: ")
+    assert [(c.path, c.strategy, c.text) for c in part.chunks] == [("a.py", "unsendable", "x = 1\n")]  # a window
