@@ -21,7 +21,9 @@ strategy object need not pickle), fed one file at a time over a pipe.
 
 ``SystemExit`` and ``KeyboardInterrupt`` a strategy raises are that file's failure, like any exception. Where
 ``fork`` does not exist (Windows) :func:`available` is False and the strategy runs in this process, as before.
-What still runs in this process: the strategy's factory, ``handles``, ``dropped_lines`` and ``stats``.
+What still runs in this process: the strategy's factory, ``handles``, ``dropped_lines`` and ``stats``. With
+``--chunkeval-engine ray`` the Ray workers chunk instead (retrieval/ray_engine.py), outside this process already;
+they are not isolated further here.
 """
 from __future__ import annotations
 
