@@ -60,7 +60,6 @@ class EvalConfig:
     depth: int = 50  # candidates fetched before the deterministic tie-break cuts to k
     chunk_timeout: float = DEFAULT_SECONDS  # seconds a strategy may spend on one file (0: no limit)
     strategy_memory: int = DEFAULT_MEMORY_MB  # MiB an isolated strategy's worker may grow by (0: no cap)
-    isolate: bool = True  # run strategies that are not this package's own in a worker process (chunking/worker.py)
 
 
 @dataclass
@@ -229,7 +228,7 @@ class Evaluator:
         if reg is None:
             return None
         if self.engine is None:
-            if not (self.config.isolate and runs_isolated(reg) and worker.available()):
+            if not (runs_isolated(reg) and worker.available()):
                 return None
             return worker.IsolatedChunker(strategy, name, self.config.chunk_timeout, self.config.strategy_memory)
         engine, model = self.engine, self.embedder.name_or_path

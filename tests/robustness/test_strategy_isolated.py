@@ -10,6 +10,7 @@ import signal
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -18,11 +19,15 @@ from pytest_chunkeval.chunking.boundary import chunk_file
 from pytest_chunkeval.chunking.fixed import FileLevelChunker
 from pytest_chunkeval.chunking.sizing import default_tokens
 from pytest_chunkeval.chunking.worker import IsolatedChunker, available
-from pytest_chunkeval.strategy import Strategy, resolve
+from pytest_chunkeval.evaluate_chunking import chunk_corpus
+from pytest_chunkeval.sources import THIS_PACKAGE, packaged, runs_isolated
+from pytest_chunkeval.strategy import Registration, Strategy, resolve
 
 pytestmark = pytest.mark.skipif(not available() or not hasattr(signal, "setitimer"),
                                 reason="isolation needs fork, its time limit SIGALRM (not Windows)")
 
+#: The memory cap and the process listing read /proc: elsewhere a hoarding strategy would take the machine's memory.
+LINUX = pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="the memory cap needs Linux (/proc)")
 LIMIT = 0.3
 FILES = [("a.py", "x = 1\n"), ("bad.py", "y = 2\n"), ("c.py", "z = 3\n")]
 TIME = "(--chunkeval-chunk-timeout / ini chunkeval_chunk_timeout)"
@@ -82,8 +87,8 @@ def _chunked(fault: str, memory_mb: int = 256) -> tuple[list[str], list[int], di
     ("sys-exit", "SystemExit: raised by the strategy (SystemExit(0))"),
     ("os-exit", "the strategy's process ended with exit status 0 while chunking this file"),
     ("segfault", "the strategy's process was killed by signal SIGSEGV while chunking this file"),
-    ("runaway-memory", "MemoryError: past its memory cap of 256 MiB (--chunkeval-strategy-memory / ini "
-                       "chunkeval_strategy_memory)"),
+    pytest.param("runaway-memory", "MemoryError: past its memory cap of 256 MiB (--chunkeval-strategy-memory / ini "
+                 "chunkeval_strategy_memory)", marks=LINUX),
 ])
 def test_a_fault_is_the_files_fallback_naming_it_and_the_other_files_are_chunked(
         fault: str, reason: str, capfd: pytest.CaptureFixture[str]) -> None:
@@ -95,6 +100,7 @@ def test_a_fault_is_the_files_fallback_naming_it_and_the_other_files_are_chunked
     assert "chunking" not in out + err and "Fatal Python error" not in err  # its prints and crash dump: nowhere
 
 
+@LINUX
 def test_every_fault_leaves_no_process_behind() -> None:
     before = _children()
     for fault in FAULTS:
@@ -161,3 +167,27 @@ def test_output_that_cannot_leave_the_worker_falls_back_naming_why() -> None:
     assert len(part.fallbacks) == 1
     assert part.fallbacks[0].startswith("a.py: its output cannot leave its process: ")
     assert [(c.path, c.strategy, c.text) for c in part.chunks] == [("a.py", "unsendable", "x = 1\n")]  # a window
+
+
+def test_a_strategy_chunks_and_counts_the_same_in_its_worker_as_here() -> None:
+    """The built-in ``ast`` (counters, lazily loaded grammars) over the polyglot suite, chunked as the evaluator
+    chunks it: the same chunks, fallbacks and merged counters in a worker as in this process."""
+    root = Path(__file__).resolve().parents[2] / "golden" / "polyglot" / "corpus"
+    corpus = {p.relative_to(root).as_posix(): p.read_text("utf-8") for p in sorted(root.rglob("*")) if p.is_file()}
+    reg = {r.name: r for r in packaged()}["ast"]
+    contract = reg.build()
+    here = chunk_corpus(contract, "ast", corpus, limit=30)
+    there = chunk_corpus(contract, "ast", corpus, remote=IsolatedChunker(contract, "ast", 30), limit=30)
+    assert there.chunks == here.chunks and there.fallbacks == here.fallbacks
+    assert there.strategy_stats == here.strategy_stats and here.strategy_stats  # it does count
+    assert there.files_handled == here.files_handled > 50
+
+
+def test_only_strategies_this_package_does_not_ship_are_isolated() -> None:
+    shipped = packaged()
+    ours = [r for r in shipped if r.provider.startswith(THIS_PACKAGE)]
+    assert ours and not any(runs_isolated(r) for r in ours)
+    project = Registration("mine", FailsOnBad, "strategies/mine.py:3")
+    other = Registration("theirs", FailsOnBad, "theirs:factory", source="package", provider="acme-chunkers 1.0")
+    grammar = Registration("ebnf_full", FailsOnBad, "ini", source="grammar", provider="ini chunkeval_grammar")
+    assert [runs_isolated(r) for r in (project, other, grammar)] == [True, True, False]

@@ -5,6 +5,7 @@ and the log stays short (no traceback per item). One that kills its process on e
 from __future__ import annotations
 
 import json
+import os
 import signal
 import textwrap
 
@@ -75,7 +76,9 @@ def {fault}():
 '''}
 
 
-@pytest.mark.parametrize("fault", list(FAULTS))
+@pytest.mark.parametrize("fault", [pytest.param(f, marks=pytest.mark.skipif(
+    f == "hoards" and not os.path.exists("/proc/self/statm"), reason="the memory cap needs Linux (/proc)"))
+    for f in FAULTS])
 def test_a_strategy_fault_fails_its_fallback_item_and_the_others_are_evaluated(project: pytest.Pytester,
                                                                                fault: str) -> None:
     write_strategies(project.path, _strategy(fault))
