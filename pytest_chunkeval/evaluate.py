@@ -87,6 +87,7 @@ class StrategyRun:
     # Tokens the model reads to embed every chunk of the index (ModelTokens.read): its embedding cost, cached or not.
     embed_tokens: int = 0
     timed_out: tuple[str, ...] = ()  # files whose chunking ran past the time limit (they fell back to windows)
+    ended: tuple[str, ...] = ()  # "path: how" for files whose isolated worker ended while chunking them (fell back)
     # A grid point's strategy, values and the factory's defaults (grid.defaults); empty for a plain strategy.
     family: str = ""
     params: dict[str, Any] = field(default_factory=dict)
@@ -196,7 +197,8 @@ class Evaluator:
             self._chunk(run, reg)
         run.embed_tokens = self.embedder.tokens.read(run.facts.tokens.values())
         self._index(run, self._identity(run, reg, fingerprint), facts)
-        if facts is None and self.facts is not None and not run.timed_out:  # a timeout is this machine's, this time
+        # A timeout, or a worker killed (out of memory, say), is this machine's, this time: its chunks are not cached
+        if facts is None and self.facts is not None and not (run.timed_out or run.ended):
             self.facts.put(fingerprint, run.facts)
         return run
 
@@ -207,7 +209,7 @@ class Evaluator:
         limit = self.config.chunk_timeout
         done = chunk_corpus(strategy, run.name, run.suite.corpus.files, self._remote(reg, strategy, run.name), limit)
         run.chunk_seconds = time.perf_counter() - t0
-        run.timed_out = tuple(done.timed_out)
+        run.timed_out, run.ended = tuple(done.timed_out), tuple(done.ended)
         if done.files_handled and len(done.timed_out) == done.files_handled:
             shown = ", ".join(done.timed_out[:3]) + (f" and {len(done.timed_out) - 3} more" if len(done.timed_out) > 3
                                                       else "")
@@ -239,9 +241,9 @@ class Evaluator:
         instead, so points that chunk alike share one table, its vectors, rankings and scores (hashing the chunks is
         milliseconds; embedding them again would be minutes)."""
         model = "" if self.embedder.model_id == DEFAULT_MODEL else self.embedder.model_id
-        # Chunks with timed-out files in them are not what the strategy makes: keyed by their content, like a grid
-        # point's, they never take the place of (or get taken for) the strategy's own table.
-        if not reg.point and not run.timed_out:
+        # Chunks with timed-out files (or files whose worker ended) in them are not what the strategy makes: keyed by
+        # their content, like a grid point's, they never take the place of (or get taken for) the strategy's table.
+        if not reg.point and not (run.timed_out or run.ended):
             return TableIdentity.of(run.suite.path, run.name, fingerprint, label=run.suite.name, model=model)
         content = chunks_fingerprint(run.facts.chunks)
         shared = index_fingerprint(run.suite.corpus.content_hash, content, self.embedder.cache_id)

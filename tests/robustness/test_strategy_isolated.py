@@ -191,3 +191,44 @@ def test_only_strategies_this_package_does_not_ship_are_isolated() -> None:
     other = Registration("theirs", FailsOnBad, "theirs:factory", source="package", provider="acme-chunkers 1.0")
     grammar = Registration("ebnf_full", FailsOnBad, "ini", source="grammar", provider="ini chunkeval_grammar")
     assert [runs_isolated(r) for r in (project, other, grammar)] == [True, True, False]
+
+
+def _exits_on_bad() -> FailsOnBad:
+    return FailsOnBad("os-exit")
+
+
+def _healthy() -> FileLevelChunker:
+    return FileLevelChunker()
+
+
+def test_chunks_of_a_worker_that_ended_are_not_cached_as_the_strategys(tmp_path: Path) -> None:
+    """A worker killed by the machine (out of memory) is this run's, not the strategy's: the next run chunks again,
+    while a strategy whose worker went through is read back from the facts cache."""
+    from fake_model import fake_embedder
+
+    from pytest_chunkeval.evaluate import EvalConfig, Evaluator
+    from pytest_chunkeval.golden import load_golden
+    from pytest_chunkeval.retrieval.index import IndexStore
+    from pytest_chunkeval.run_cache import FactsCache
+
+    (tmp_path / "suite" / "corpus").mkdir(parents=True)
+    for path, text in FILES:
+        (tmp_path / "suite" / "corpus" / path).write_text(text)
+    (tmp_path / "suite" / "queries.yaml").write_text(
+        "corpus: corpus\nqueries:\n  - {id: q1, query: what is y, relevant: [{path: bad.py}]}\n")
+    suite = load_golden(tmp_path / "suite" / "queries.yaml")
+    regs = [Registration("exits", _exits_on_bad, "strategies/exits.py:1"),
+            Registration("healthy", _healthy, "strategies/healthy.py:1")]
+    cached = []
+    for _ in range(2):
+        embedder, _fake = fake_embedder(tmp_path)
+        embedder._tokens = default_tokens()
+        evaluator = Evaluator(EvalConfig(retrieval="vector"), embedder,
+                              IndexStore(str(tmp_path / "db"), tmp_path / "locks"),
+                              facts=FactsCache(tmp_path / "cache.sqlite"))
+        runs = [evaluator.run(suite, reg) for reg in regs]
+        assert runs[0].facts.fallbacks == [
+            "bad.py: the strategy's process ended with exit status 0 while chunking this file"]
+        assert runs[0].ended == ("bad.py: ended with exit status 0",)
+        cached.append([run.facts_cached for run in runs])
+    assert cached == [[False, False], [False, True]]
