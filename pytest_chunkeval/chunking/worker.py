@@ -139,10 +139,15 @@ class _Worker:
             # The parent's objects into the permanent generation for the fork: the worker's collector never walks
             # them, so it does not write to (and copy) every page of the parent's heap.
             gc.freeze()
+            pid = -1
             try:
                 pid = os.fork()
+            except OSError:
+                ours.close()
+                theirs.close()
+                raise
             finally:
-                if pid != 0:
+                if pid != 0:  # the parent (or no fork at all)
                     gc.unfreeze()
         if pid == 0:  # the worker: never returns into the caller's stack
             code = 0

@@ -232,3 +232,15 @@ def test_chunks_of_a_worker_that_ended_are_not_cached_as_the_strategys(tmp_path:
         assert runs[0].ended == ("bad.py: ended with exit status 0",)
         cached.append([run.facts_cached for run in runs])
     assert cached == [[False, False], [False, True]]
+
+
+def test_a_worker_that_cannot_start_is_each_files_fallback_naming_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    contract = resolve(FailsOnBad("sleeps"))
+    done = chunk_corpus(contract, "sleeps", dict(FILES), remote=IsolatedChunker(contract, "sleeps", LIMIT), limit=LIMIT)
+    why = "its process could not be started: [Errno 11] Resource temporarily unavailable"
+    assert done.fallbacks == [f"{path}: {why}" for path, _ in FILES]
+    assert done.ended == [f"{path}: {why}" for path, _ in FILES]  # every file: the evaluator fails the build
