@@ -111,6 +111,11 @@ def _summary(tr: pytest.TerminalReporter, summary: dict[str, dict[str, dict[str,
         tr.write_line("chunking time limit, µs per file through the boundary (fastest round): off, on (30 s)")
         _table(tr, ["corpus, strategy", "off", "on"],
                [[row, _fmt(v.get("off")), _fmt(v.get("on"))] for row, v in limit.items()])
+    if isolation := summary.get("strategy isolation"):
+        tr.write_line("")
+        tr.write_line("strategy isolation, µs per file through chunk_corpus (fastest round): in-process, isolated")
+        _table(tr, ["corpus, strategy", "in-process", "isolated"],
+               [[row, _fmt(v.get("in-process")), _fmt(v.get("isolated"))] for row, v in isolation.items()])
     if large := summary.get("large suite"):
         tr.write_line("")
         tr.write_line("large suite, cold, beside the embedder alone on the same texts (one round)")

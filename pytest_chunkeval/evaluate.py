@@ -18,8 +18,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from pytest_chunkeval.chunking import worker
 from pytest_chunkeval.chunking.boundary import LIMIT_SETTING
-from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
+from pytest_chunkeval.chunking.time_limit import DEFAULT_MEMORY_MB, DEFAULT_SECONDS
 from pytest_chunkeval.evaluate_chunking import RemoteChunker, chunk_corpus, count_and_check
 from pytest_chunkeval.fingerprint import chunks_fingerprint, index_fingerprint, strategy_fingerprint
 from pytest_chunkeval.golden import GoldenSuite
@@ -32,6 +33,7 @@ from pytest_chunkeval.retrieval.table_identity import TableIdentity
 from pytest_chunkeval.retrieval.table_rows import Hit, Row
 from pytest_chunkeval.run_cache import BuildFacts, FactsCache, ScoredSearch
 from pytest_chunkeval.scoring.outcomes import QueryOutcome, aggregate, score_query
+from pytest_chunkeval.sources import runs_isolated
 from pytest_chunkeval.strategy import Contract, Registration, resolve
 from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL
 
@@ -57,6 +59,7 @@ class EvalConfig:
     retrieval: str = DEFAULT_RETRIEVAL  # the mode of a result asked for without one (the first of the session's modes)
     depth: int = 50  # candidates fetched before the deterministic tie-break cuts to k
     chunk_timeout: float = DEFAULT_SECONDS  # seconds a strategy may spend on one file (0: no limit)
+    strategy_memory: int = DEFAULT_MEMORY_MB  # MiB an isolated strategy's worker may grow by (0: no cap)
 
 
 @dataclass
@@ -84,6 +87,7 @@ class StrategyRun:
     # Tokens the model reads to embed every chunk of the index (ModelTokens.read): its embedding cost, cached or not.
     embed_tokens: int = 0
     timed_out: tuple[str, ...] = ()  # files whose chunking ran past the time limit (they fell back to windows)
+    ended: tuple[str, ...] = ()  # "path: how" for files whose isolated worker ended while chunking them (fell back)
     # A grid point's strategy, values and the factory's defaults (grid.defaults); empty for a plain strategy.
     family: str = ""
     params: dict[str, Any] = field(default_factory=dict)
@@ -193,7 +197,8 @@ class Evaluator:
             self._chunk(run, reg)
         run.embed_tokens = self.embedder.tokens.read(run.facts.tokens.values())
         self._index(run, self._identity(run, reg, fingerprint), facts)
-        if facts is None and self.facts is not None and not run.timed_out:  # a timeout is this machine's, this time
+        # A timeout, or a worker killed (out of memory, say), is this machine's, this time: its chunks are not cached
+        if facts is None and self.facts is not None and not (run.timed_out or run.ended):
             self.facts.put(fingerprint, run.facts)
         return run
 
@@ -202,23 +207,32 @@ class Evaluator:
         strategy = run.strategy
         assert strategy is not None
         limit = self.config.chunk_timeout
-        done = chunk_corpus(strategy, run.name, run.suite.corpus.files, self._remote(reg), limit)
+        done = chunk_corpus(strategy, run.name, run.suite.corpus.files, self._remote(reg, strategy, run.name), limit)
         run.chunk_seconds = time.perf_counter() - t0
-        run.timed_out = tuple(done.timed_out)
+        run.timed_out, run.ended = tuple(done.timed_out), tuple(done.ended)
         if done.files_handled and len(done.timed_out) == done.files_handled:
             shown = ", ".join(done.timed_out[:3]) + (f" and {len(done.timed_out) - 3} more" if len(done.timed_out) > 3
                                                       else "")
             raise BuildFailed(f"its chunking ran past the {limit:g} s limit on every file it handles "
                               f"({done.files_handled}: {shown}); {LIMIT_SETTING} sets the limit")
+        if done.files_handled and len(done.ended) == done.files_handled:
+            raise BuildFailed(f"its process ended while chunking every file it handles ({done.files_handled}); "
+                              f"first: {done.ended[0]}")
         # The contract is bound to the embedder's model: the checks and budget recall count with its tokenizer.
         tokens, quality = count_and_check(done, strategy, run.suite.corpus.files, self.embedder.tokens)
         run.facts = BuildFacts(done.files_handled, done.chunks, done.fallbacks, done.strategy_stats, quality, tokens,
                                cost={"chunk_seconds": round(run.chunk_seconds, 4)})
 
-    def _remote(self, reg: Registration | None) -> RemoteChunker | None:
-        """With ``--chunkeval-engine ray``: chunking by the engine's workers, for the registration ``reg``."""
-        if self.engine is None or reg is None:
+    def _remote(self, reg: Registration | None, strategy: Contract, name: str) -> RemoteChunker | None:
+        """With ``--chunkeval-engine ray``: chunking by the engine's workers, for the registration ``reg`` (they
+        run apart from this process already); else a strategy that is not this package's own runs in a worker
+        process this run can stop (:mod:`~pytest_chunkeval.chunking.worker`)."""
+        if reg is None:
             return None
+        if self.engine is None:
+            if not (runs_isolated(reg) and worker.available()):
+                return None
+            return worker.IsolatedChunker(strategy, name, self.config.chunk_timeout, self.config.strategy_memory)
         engine, model = self.engine, self.embedder.name_or_path
         return lambda files: engine.chunk(reg, files, model)
 
@@ -227,9 +241,9 @@ class Evaluator:
         instead, so points that chunk alike share one table, its vectors, rankings and scores (hashing the chunks is
         milliseconds; embedding them again would be minutes)."""
         model = "" if self.embedder.model_id == DEFAULT_MODEL else self.embedder.model_id
-        # Chunks with timed-out files in them are not what the strategy makes: keyed by their content, like a grid
-        # point's, they never take the place of (or get taken for) the strategy's own table.
-        if not reg.point and not run.timed_out:
+        # Chunks with timed-out files (or files whose worker ended) in them are not what the strategy makes: keyed by
+        # their content, like a grid point's, they never take the place of (or get taken for) the strategy's table.
+        if not reg.point and not (run.timed_out or run.ended):
             return TableIdentity.of(run.suite.path, run.name, fingerprint, label=run.suite.name, model=model)
         content = chunks_fingerprint(run.facts.chunks)
         shared = index_fingerprint(run.suite.corpus.content_hash, content, self.embedder.cache_id)

@@ -36,17 +36,21 @@ class ChunkedCorpus:
     fallbacks: list[str] = field(default_factory=list)
     strategy_stats: dict[str, Any] = field(default_factory=dict)
     timed_out: list[str] = field(default_factory=list)  # files whose chunking ran past the limit (in fallbacks too)
+    # Files whose isolated worker ended while chunking them (killed at the limit, exited, crashed): "path: how"
+    ended: list[str] = field(default_factory=list)
 
 
 def chunk_corpus(strategy: Contract, name: str, corpus: Mapping[str, str],
                  remote: RemoteChunker | None = None, limit: float | None = None) -> ChunkedCorpus:
-    """Chunk every file of ``corpus`` that ``strategy`` handles (here, or by ``remote``), checked at the boundary
+    """Chunk every file of ``corpus`` that ``strategy`` handles (here, or by ``remote``: the Ray engine, or a
+    worker process, :class:`~pytest_chunkeval.chunking.worker.IsolatedChunker`), checked at the boundary
     (:func:`~pytest_chunkeval.chunking.boundary.chunk_file`: a failing file, or one that takes more than ``limit``
     seconds here, falls back to windows)."""
     strategy.reset_stats()
     by_file: dict[str, list[Chunk]] = {}
     fallbacks: list[str] = []
     timed_out: list[str] = []
+    ended: list[str] = []
     files = [(path, text) for path, text in sorted(corpus.items()) if strategy.handles(path)]
     if remote is not None:
         from pytest_chunkeval.retrieval.ray_engine import merge_stats
@@ -55,6 +59,10 @@ def chunk_corpus(strategy: Contract, name: str, corpus: Mapping[str, str],
         for part in done:  # in file order, as below
             by_file[part.path] = part.chunks
             fallbacks.extend(part.fallbacks)
+            if getattr(part, "timed_out", False):
+                timed_out.append(part.path)
+            if getattr(part, "ended", None):
+                ended.append(f"{part.path}: {part.ended}")
         stats = merge_stats([part.stats for part in done], strategy)
     else:
         with alarm_handler() if limit else nullcontext():  # installed once; each file only arms the timer
@@ -62,7 +70,7 @@ def chunk_corpus(strategy: Contract, name: str, corpus: Mapping[str, str],
                 by_file[path] = chunk_file(strategy, name, path, text, fallbacks, limit, timed_out)
         stats = strategy.stats()
     chunks = [(f"{path}#{i}", c) for path, _ in files for i, c in enumerate(by_file[path])]
-    return ChunkedCorpus(len(files), by_file, chunks, fallbacks, stats, timed_out)
+    return ChunkedCorpus(len(files), by_file, chunks, fallbacks, stats, timed_out, ended)
 
 
 def count_and_check(chunked: ChunkedCorpus, strategy: Contract, corpus: dict[str, str],

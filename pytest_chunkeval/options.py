@@ -58,6 +58,7 @@ class Options:
     grid: Grid = _default("grid")  # strategy -> parameter -> values (grid points beside declared ones)
     allow_outside_corpus: bool = _default("allow_outside_corpus")  # a corpus outside project and golden folder
     chunk_timeout: float = _default("chunk_timeout")  # seconds per file before it falls back (0: no limit)
+    strategy_memory: int = _default("strategy_memory")  # MiB an isolated strategy's worker may grow by (0: no cap)
     max_fallback: float = _default("max_fallback")  # share of a suite's files chunked by fixed windows instead
     max_parse_errors: float = _default("max_parse_errors")  # share of a suite's files a grammar may fail to parse
     model: str | None = _default("model")  # None: the bundled model

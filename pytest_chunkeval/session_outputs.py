@@ -44,8 +44,12 @@ class SessionOutputs:
         self.report: dict[str, Any] | None = None  # the JSON report as written
         self.frontier_text = ""  # --chunkeval-frontier: the frontier of the finished run, printed after the summary
         self.write_errors: list[str] = []  # one line per output file that could not be written
+        self.items_reported = 0  # evaluation items that ran (their call reports): a run of them owes a verdict
+        self.no_verdict = False  # evaluation items ran, yet no verdict could be made: the run cannot pass
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if isinstance(report, self.report_type) and report.when == "call":
+            self.items_reported += 1
         if isinstance(report, self.report_type) and report.failed:
             first = next((ln for ln in str(report.longrepr).splitlines() if ln.strip()), "failed")
             kind: FailureKind = getattr(report, "failure_kind", "other")  # NamedReport's; "other" for any else
@@ -61,6 +65,11 @@ class SessionOutputs:
         state = self.state
         summary = state.summary(run_base=exitstatus != pytest.ExitCode.INTERRUPTED)
         if summary is None:
+            # Items were evaluated and nothing judged them: whatever went wrong, a run with no verdict never passes
+            # (a gate reading exit 0 would pass a pull request that nothing evaluated).
+            if self.items_reported and session.exitstatus == pytest.ExitCode.OK:
+                self.no_verdict = True
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
         failures = [Failure(item.nodeid, item.kind, item.first_line) for item in self.failed_items]
         summary.verdict = judge(summary, failures, accept=self.accept_command(), notes=self._miss_notes())
@@ -85,6 +94,9 @@ class SessionOutputs:
 
     def terminal_summary(self, terminal: pytest.TerminalReporter) -> None:
         """The summary table, the frontier, where the files went, and what to do about misses."""
+        if self.no_verdict:
+            terminal.write_line(f"chunkeval: {self.items_reported} evaluation items ran but no verdict was made "
+                                "and no report written; the run fails (exit status 1)", red=True)
         if self.summary is None:
             return
         from pytest_chunkeval.output.files import report_lines

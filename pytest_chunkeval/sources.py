@@ -184,6 +184,20 @@ def packaged() -> list[Registration]:
     return sorted(found, key=lambda r: (r.name, r.provider))
 
 
+def runs_isolated(reg: Registration) -> bool:
+    """Whether ``reg``'s chunking runs in a worker process the run can stop (chunking/worker.py): every strategy
+    but this package's own built-ins and the grammar engines the ini configures (this package's code, whose time
+    limit works in this process), which stay here at no cost. A project's files and conftests, and other packages'
+    entry points, are code this package cannot vouch for: a hang, ``sys.exit``, ``os._exit``, a crash or runaway
+    memory there ends as that strategy's failure, not the run's."""
+    if reg.source == "grammar":
+        return False
+    if reg.source == "package":
+        package = reg.provider.rsplit(" ", 1)[0]
+        return package.replace("_", "-").lower() != THIS_PACKAGE
+    return True
+
+
 def _origin(factory: Any) -> str | None:
     try:
         path = inspect.getsourcefile(factory)

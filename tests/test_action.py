@@ -91,7 +91,8 @@ def test_steps_restore_evaluate_save_upload_comment_then_fail() -> None:
 
 def fake_python(bin_dir: Path) -> None:
     """``python`` that records its arguments (one JSON line each) and exits with $FAKE_EXIT, writing $FAKE_REPORT as
-    the Markdown report when set; ``python -c`` (the action's word splitting) runs the real interpreter."""
+    the Markdown report when set (and $FAKE_JSON, else a JSON report with a verdict, as the JSON report);
+    ``python -c`` (the action's word splitting and report check) runs the real interpreter."""
     script = bin_dir / "python"
     script.write_text(f"""#!{sys.executable}
 import json, os, sys
@@ -101,6 +102,7 @@ with open(os.environ["CALLS"], "a") as fh:
     fh.write(json.dumps(sys.argv[1:]) + "\\n")
 if os.environ.get("FAKE_REPORT"):
     open("chunkeval-report.md", "w").write(os.environ["FAKE_REPORT"])
+    open("chunkeval-report.json", "w").write(os.environ.get("FAKE_JSON", '{{"verdict": {{"status": "PASS"}}}}'))
 sys.exit(int(os.environ.get("FAKE_EXIT", "0")))
 """)
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
@@ -173,6 +175,19 @@ def test_evaluate_step_builds_the_command_and_keeps_pytest_status(runner: dict[s
     assert result.outputs == {"exit-code": "1", "markdown": f"{runner['workspace']}/chunkeval-report.md",
                               "json": f"{runner['workspace']}/chunkeval-report.json"}
     assert "the evaluation wrote no report" in result.ran["Evaluate"].summary
+
+
+def test_an_evaluation_that_exits_0_without_a_verdict_fails_the_action(runner: dict[str, Any]) -> None:
+    """A process that ended before judging (a strategy's os._exit(0), say) exits 0 with no report: not a pass."""
+    result = run(runner, {}, PUSH, {"Evaluate", "Fail when the evaluation failed"})
+    evaluate = result.ran["Evaluate"]
+    assert evaluate.code == 0 and result.outputs["exit-code"] == "1"
+    assert "::error title=pytest-chunkeval::the evaluation exited 0 but wrote no report with a verdict" in evaluate.stdout
+    assert result.failed == "Fail when the evaluation failed"
+    judged = run(runner, {}, PUSH, {"Evaluate"}, FAKE_REPORT=REPORT)
+    assert judged.outputs["exit-code"] == "0" and "::error" not in judged.ran["Evaluate"].stdout
+    unjudged = run(runner, {}, PUSH, {"Evaluate"}, FAKE_REPORT=REPORT, FAKE_JSON='{"suites": {}}')  # no verdict in it
+    assert unjudged.outputs["exit-code"] == "1"
 
 
 @pytest.mark.parametrize(("github", "base_ref", "expected"), [

@@ -31,6 +31,7 @@ RANGES = {
     "k": Range(1, 10_000, whole=True),
     "batch_size": Range(1, 65_536, whole=True),
     "chunk_timeout": Range(0, 86_400),
+    "strategy_memory": Range(0, 1_048_576, whole=True),
     "max_fallback": Range(0, 1),
     "max_parse_errors": Range(0, 1),
     "gate_ndcg_gain": Range(-1, 100),

@@ -23,6 +23,11 @@ from typing import Any
 #: second), so only a chunker that hangs meets it.
 DEFAULT_SECONDS = 30.0
 
+#: MiB of address space a strategy's worker process may take past its size when forked, by default
+#: (``chunkeval_strategy_memory``; :mod:`.worker`). Here, beside the time limit's default, because the settings
+#: table reads both and every pytest run imports it: this module imports nothing of the package.
+DEFAULT_MEMORY_MB = 4096
+
 #: After the limit the alarm rings again this often, in case the strategy swallowed the first exception.
 _REPEAT = 1.0
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
+from pytest_chunkeval.chunking.time_limit import DEFAULT_MEMORY_MB, DEFAULT_SECONDS
 from pytest_chunkeval.retrieval.devices import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
 from pytest_chunkeval.scoring.family import CORRECTIONS
 from pytest_chunkeval.settings.setting import (
@@ -178,6 +178,12 @@ SETTINGS: tuple[Setting, ...] = (
             "out of time on every file fails its build); 0: no limit. Enforced by SIGALRM in the main thread, so "
             "not on Windows, in Ray workers, or while pytest-timeout's signal timer runs", number(0, 86_400),
             DEFAULT_SECONDS, flag="--chunkeval-chunk-timeout", ini="chunkeval_chunk_timeout", metavar="SECONDS"),
+    Setting("strategy_memory", "suites", "MiB of memory a strategy that is not this package's own may take while "
+            "chunking, in the worker process it runs in (past it the file falls back to fixed windows, naming the "
+            "cap); 0: no cap. Such a strategy's hang, sys.exit, os._exit, crash or runaway memory ends as its own "
+            "failure; Linux caps the worker's address space (RLIMIT_AS), other systems do not cap",
+            integer(0, 1_048_576), DEFAULT_MEMORY_MB, flag="--chunkeval-strategy-memory",
+            ini="chunkeval_strategy_memory", metavar="MIB"),
     Setting("max_fallback", "suites", "share of a suite's files (0 to 1) a strategy's own chunking may fail on (they "
             "are cut into fixed windows instead) before its quality[fallback] item fails", number(0, 1, what="a share"),
             0, flag="--chunkeval-max-fallback", ini="chunkeval_max_fallback", metavar="SHARE"),
