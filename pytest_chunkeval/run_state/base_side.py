@@ -47,6 +47,8 @@ class BaseSide:
     def evaluation(self) -> BaseEvaluation:
         """The git ref's evaluation, run once; raise ``BaseRefError`` (every time) when it could not be made."""
         from pytest_chunkeval.base_ref import BaseRefError, BaseRequest, evaluate_base
+        from pytest_chunkeval.chunking.boundary import MAX_CHUNKS_PER_FILE
+        from pytest_chunkeval.corpus import MAX_FILE_BYTES
 
         if self._evaluation is None:
             o = self.options
@@ -59,6 +61,9 @@ class BaseSide:
                 db_uri=self.db_uri(), storage_env=o.storage_options.as_environment(), grid=grid_text(o.grid),
                 project=None if o.project is None else self._project_file(), progress=o.progress,
                 allow_outside_corpus=o.allow_outside_corpus,
+                caps={ini: value for ini, value, default in (
+                    ("chunkeval_max_file_bytes", o.max_file_bytes, MAX_FILE_BYTES),
+                    ("chunkeval_max_chunks_per_file", o.max_chunks_per_file, MAX_CHUNKS_PER_FILE)) if value != default},
             )
             try:
                 self._evaluation = evaluate_base(request, say=self.head.write if o.progress else lambda s: None)
