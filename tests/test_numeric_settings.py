@@ -32,6 +32,8 @@ RANGES = {
     "batch_size": Range(1, 65_536, whole=True),
     "chunk_timeout": Range(0, 86_400),
     "max_fallback": Range(0, 1),
+    "max_file_bytes": Range(0, 10**12, whole=True),
+    "max_chunks_per_file": Range(0, 100_000_000, whole=True),
     "gate_ndcg_gain": Range(-1, 100),
     "gate_recall_drop": Range(0, 1),
     "gate_size_increase": Range(0, 1_000),

@@ -184,7 +184,7 @@ SETTINGS: tuple[Setting, ...] = (
             "among the suite's skipped files with its size (report, Markdown notes, terminal summary), and a query "
             "naming it as relevant is refused at its line; 0: no limit. Memory and time grow with a file's size "
             "(one 43 MB minified line took 9.4 GB), and code search engines skip such files too",
-            integer(0, 1 << 40), MAX_FILE_BYTES, flag="--chunkeval-max-file-bytes", ini="chunkeval_max_file_bytes",
+            integer(0, 10**12), MAX_FILE_BYTES, flag="--chunkeval-max-file-bytes", ini="chunkeval_max_file_bytes",
             metavar="BYTES"),
     Setting("max_chunks_per_file", "suites", "chunks a strategy may return for one file: past it the file is cut "
             "into fixed windows instead, with the reason among the fallbacks its quality[fallback] item counts (a "
