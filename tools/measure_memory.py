@@ -9,6 +9,10 @@ the report's size and what the report says about the hostile input (skipped file
     .venv/bin/python tools/measure_memory.py many-chunks --chunks 1000000
     .venv/bin/python tools/measure_memory.py many-files --files 50000 --strategy file_level
 
+``--fake-embedder`` swaps the model for one that returns a fixed 384-dimensional vector per text at once (the
+tokenizer, the cache, LanceDB and the report stay real): what every stage but the model costs, on corpora whose real
+embedding would take hours on a CPU (50,000 files at ~25 texts/s is over half an hour).
+
 Extra arguments after ``--`` go to pytest (``-- -o chunkeval_max_file_bytes=0`` measures a run without the cap).
 A measurement, not a test: the numbers are recorded in docs/security.md and docs/benchmarks.md.
 """
@@ -46,7 +50,7 @@ queries:
     relevant:
       - path: orders.py
 """
-#: A strategy that returns CHUNKS chunks for any file, one line each, going round the file's lines: a list made whole
+#: A strategy that returns CHUNKS chunks for each .txt file, one line each, going round the file's lines: a list made whole
 #: before the harness sees it (the worst case: a strategy that yields its chunks is not even read past the cap).
 PER_LINE = '''
 from pytest_chunkeval import Chunk, Strategy, strategy
@@ -57,6 +61,7 @@ CHUNKS = {chunks}
 class PerLine(Strategy):
     name = "per_line"
     version = "1"
+    extensions = [".txt"]
 
     def chunk(self, path, text):
         lines, offsets, offset = text.splitlines(keepends=True), [], 0
@@ -75,6 +80,27 @@ class PerLine(Strategy):
 @strategy
 def per_line():
     return PerLine()
+'''
+
+
+#: ``-p`` plugin of ``--fake-embedder``: the model replaced before any item runs.
+FAKE_EMBEDDER = '''
+import numpy as np
+
+from pytest_chunkeval.retrieval.embed import Embedder
+
+
+class Fake:
+    max_seq_length = 256
+
+    def encode(self, texts, **_):
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        out[:, 0] = 1.0
+        return out
+
+
+def pytest_configure(config):
+    Embedder.model = lambda self: Fake()
 '''
 
 
@@ -116,6 +142,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_CORE_"))}
         env.setdefault("LANCEDB_LOG", "error")
         env.setdefault("HF_HUB_OFFLINE", "1")
+        if args.fake_embedder:
+            (project / "fake_embedder.py").write_text(FAKE_EMBEDDER)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(project), env.get("PYTHONPATH", "")]))
+            cmd += ["-p", "fake_embedder"]
         started = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         out = proc.stdout.read() if proc.stdout is not None else ""
@@ -125,13 +155,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         suite = next(iter(data.get("suites", {}).values()), {})
         entry = suite.get("strategies", {}).get(strategy, {})
         return {
-            "scenario": args.scenario, "strategy": strategy, "exit": os.waitstatus_to_exitcode(status),
+            "scenario": args.scenario, "strategy": strategy, "fake embedder": args.fake_embedder, "exit": os.waitstatus_to_exitcode(status),
             "wall s": round(wall, 1), "peak RSS MB": round(usage.ru_maxrss / 1024),
             "report bytes": report.stat().st_size if report.is_file() else None,
             "embedded": data.get("embedding", {}).get("embedded"),
             "skipped_files": suite.get("skipped_files"),
             "fallbacks": [f[:160] for f in entry.get("fallbacks", [])[:3]],
-            "tail": out[-600:] if os.waitstatus_to_exitcode(status) not in (0, 1) or not data else "",
+            "tail": out[-600:] if os.waitstatus_to_exitcode(status) not in (0, 1) or not entry.get("files") else "",
         }
 
 
@@ -141,9 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mb", type=int, default=50, help="long-line: the line's size in MB")
     parser.add_argument("--chunks", type=int, default=1_000_000, help="many-chunks: chunks the strategy returns for its file")
     parser.add_argument("--files", type=int, default=50_000, help="many-files: small files in the corpus")
+    parser.add_argument("--fake-embedder", action="store_true", help="a model that returns fixed vectors at once")
     parser.add_argument("--strategy", default="", help="the strategy evaluated (default: the scenario's)")
-    parser.add_argument("pytest_args", nargs="*", help="after --: more pytest arguments")
-    print(json.dumps(run(parser.parse_args(argv))))
+    argv = sys.argv[1:] if argv is None else argv
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:cut])
+    args.pytest_args = argv[cut + 1:]  # after --: more pytest arguments
+    print(json.dumps(run(args)))
     return 0
 
 
