@@ -50,8 +50,8 @@ queries:
     relevant:
       - path: orders.py
 """
-#: A strategy that returns CHUNKS chunks for each .txt file, one line each, going round the file's lines: a list made whole
-#: before the harness sees it (the worst case: a strategy that yields its chunks is not even read past the cap).
+#: A strategy that returns CHUNKS chunks for each .txt file, one line each, going round the file's lines: a list
+#: made whole before the harness sees it (the worst case: a strategy that yields its chunks is not even read past the cap).
 PER_LINE = '''
 from pytest_chunkeval import Chunk, Strategy, strategy
 
@@ -155,7 +155,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         suite = next(iter(data.get("suites", {}).values()), {})
         entry = suite.get("strategies", {}).get(strategy, {})
         return {
-            "scenario": args.scenario, "strategy": strategy, "fake embedder": args.fake_embedder, "exit": os.waitstatus_to_exitcode(status),
+            "scenario": args.scenario, "strategy": strategy, "fake embedder": args.fake_embedder,
+            "exit": os.waitstatus_to_exitcode(status),
             "wall s": round(wall, 1), "peak RSS MB": round(usage.ru_maxrss / 1024),
             "report bytes": report.stat().st_size if report.is_file() else None,
             "embedded": data.get("embedding", {}).get("embedded"),
@@ -169,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenario", choices=["long-line", "many-chunks", "many-files"])
     parser.add_argument("--mb", type=int, default=50, help="long-line: the line's size in MB")
-    parser.add_argument("--chunks", type=int, default=1_000_000, help="many-chunks: chunks the strategy returns for its file")
+    parser.add_argument("--chunks", type=int, default=1_000_000, help="many-chunks: chunks of its file")
     parser.add_argument("--files", type=int, default=50_000, help="many-files: small files in the corpus")
     parser.add_argument("--fake-embedder", action="store_true", help="a model that returns fixed vectors at once")
     parser.add_argument("--strategy", default="", help="the strategy evaluated (default: the scenario's)")
