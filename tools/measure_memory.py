@@ -51,7 +51,8 @@ queries:
       - path: orders.py
 """
 #: A strategy that returns CHUNKS chunks for each .txt file, one line each, going round the file's lines: a list
-#: made whole before the harness sees it (the worst case: a strategy that yields its chunks is not even read past the cap).
+#: made whole before the harness sees it (the worst case: a strategy that yields its chunks is not read past
+#: the cap).
 PER_LINE = '''
 from pytest_chunkeval import Chunk, Strategy, strategy
 
