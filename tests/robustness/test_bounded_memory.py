@@ -157,3 +157,44 @@ def test_the_chunk_cap_falls_back_by_file_and_is_part_of_the_index_key(capped: p
     # 40-character windows: bundle.min.js (3,000 bytes) 75, orders.py (175) 5, auth.py (135) 4: kept
     assert entry["fallbacks"] == [f"bundle.min.js: {why}", f"orders.py: {why}"]
     result.stdout.fnmatch_lines(["*small_windows's own chunking failed on 2 of 3 files*", f"*bundle.min.js: {why}*"])
+
+
+def test_the_base_is_evaluated_with_the_heads_caps_when_they_are_not_the_defaults() -> None:
+    from pytest_chunkeval.base_ref import BaseRequest, _command
+    from pytest_chunkeval.options import Options
+    from pytest_chunkeval.run_state.base_side import base_caps
+
+    assert base_caps(Options(rootdir=Path())) == {}
+    caps = base_caps(Options(rootdir=Path(), max_file_bytes=2000, max_chunks_per_file=0))
+    assert caps == {"chunkeval_max_file_bytes": 2000, "chunkeval_max_chunks_per_file": 0}
+    cmd = _command(BaseRequest(Path("."), "main", [], caps=caps), Path("/base"), [], Path("r.json"))
+    assert [cmd[i + 1] for i, a in enumerate(cmd) if a == "-o" and "max_" in cmd[i + 1]] == [
+        "chunkeval_max_chunks_per_file=0", "chunkeval_max_file_bytes=2000"]
+
+
+def test_the_measurement_tool_writes_projects_whose_hostile_file_the_caps_catch(tmp_path: Path) -> None:
+    """tools/measure_memory.py's projects, small: the long line is skipped by the size cap, the per-line strategy
+    trips the chunk cap, the many small files are all read (so the recorded numbers measure what they claim)."""
+    from argparse import Namespace
+
+    from tool_modules import load_tool
+
+    from pytest_chunkeval.strategy import unregister
+
+    tool = load_tool("measure_memory")
+    long_line, _ = tool.scenario(Namespace(scenario="long-line", mb=2, strategy=""), tmp_path / "a")
+    skipped = load_golden(long_line / "golden" / "s" / "queries.yaml").corpus.skipped
+    assert list(skipped) == ["bundle.min.js"] and "over the 1,048,576-byte limit" in skipped["bundle.min.js"]
+    many, name = tool.scenario(Namespace(scenario="many-chunks", chunks=20_000, strategy=""), tmp_path / "b")
+    namespace: dict = {}
+    try:
+        exec((many / "strategies" / "per_line.py").read_text(), namespace)
+    finally:
+        unregister("per_line")
+    fallbacks: list[str] = []
+    text = (many / "golden" / "s" / "corpus" / "lines.txt").read_text()
+    chunk_file(namespace["PerLine"](), name, "lines.txt", text, fallbacks)
+    assert fallbacks == ["lines.txt: more than 10,000 chunks for one file "
+                         "(--chunkeval-max-chunks-per-file / ini chunkeval_max_chunks_per_file)"]
+    files, _ = tool.scenario(Namespace(scenario="many-files", files=30, strategy=""), tmp_path / "c")
+    assert len(load_golden(files / "golden" / "s" / "queries.yaml").corpus.files) == 32
