@@ -229,7 +229,8 @@ class Evaluator:
         if self.engine is None or reg is None:
             return None
         engine, model = self.engine, self.embedder.name_or_path
-        return lambda files: engine.chunk(reg, files, model)
+        cap = self.config.max_chunks
+        return lambda files: engine.chunk(reg, files, model, cap)
 
     def _identity(self, run: StrategyRun, reg: Registration, fingerprint: str) -> TableIdentity:
         """The table of ``run``: the strategy's, under its fingerprint; a grid point's is keyed by its chunks

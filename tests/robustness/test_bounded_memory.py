@@ -198,3 +198,28 @@ def test_the_measurement_tool_writes_projects_whose_hostile_file_the_caps_catch(
                          "(--chunkeval-max-chunks-per-file / ini chunkeval_max_chunks_per_file)"]
     files, _ = tool.scenario(Namespace(scenario="many-files", files=30, strategy=""), tmp_path / "c")
     assert len(load_golden(files / "golden" / "s" / "queries.yaml").corpus.files) == 32
+
+
+def test_a_ray_worker_caps_each_file_as_the_driver_asks(tmp_path: Path) -> None:
+    """What a Ray worker does with a batch of files, in this process: the cap travels with the batch."""
+    import pickle
+
+    import numpy as np
+
+    from pytest_chunkeval.retrieval.ray_engine import StrategySpec, chunk_rows
+    from pytest_chunkeval.strategy import Registration, unregister
+
+    path = tmp_path / "ray_cap_probe.py"
+    path.write_text("from pytest_chunkeval import FixedSizeChunker, strategy\n\n@strategy\ndef ray_cap_probe():\n"
+                    "    return FixedSizeChunker(max_chunk_size=10, overlap=0)\n")
+    batch = {"index": np.array([0]), "path": np.array(["m.txt"], dtype=object),
+             "text": np.array([TEXT], dtype=object)}  # 310 characters: 31 windows of 10
+    try:
+        spec = StrategySpec.of(Registration("ray_cap_probe", lambda: None, f"{path}:3"), None)
+        capped = pickle.loads(chunk_rows(batch, spec, max_chunks=20)["payload"][0])
+        free = pickle.loads(chunk_rows(batch, spec, max_chunks=0)["payload"][0])
+    finally:
+        unregister("ray_cap_probe")
+    assert capped[1] == ["m.txt: more than 20 chunks for one file "
+                         "(--chunkeval-max-chunks-per-file / ini chunkeval_max_chunks_per_file)"]
+    assert free[1] == [] and len(free[0]) == 31
