@@ -124,7 +124,7 @@ def scenario(args: argparse.Namespace, folder: Path) -> tuple[Path, str]:
     if args.scenario == "long-line":
         line = "var a" + "=function(){return 1};" * (args.mb * 1_000_000 // 22)  # one minified line
         return write_project(folder, {"bundle.min.js": line}, {}), args.strategy or "file_level"
-    if args.scenario == "many-chunks":  # 100,000 short lines (489 KB, under the size cap), args.chunks chunks
+    if args.scenario == "many-chunks":  # 100,000 short lines (989 KB, under the size cap), args.chunks chunks
         lines = "".join(f"row {i}\n" for i in range(100_000))
         code = PER_LINE.format(chunks=args.chunks)
         return write_project(folder, {"lines.txt": lines}, {"per_line.py": code}), args.strategy or "per_line"
