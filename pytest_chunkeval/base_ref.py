@@ -51,6 +51,8 @@ class BaseRequest:
     project: str | None = None
     progress: bool = False  # the base's progress lines forwarded to the head's log as they come
     allow_outside_corpus: bool = False  # the head's --chunkeval-allow-outside-corpus, for the same suites
+    # The head's caps when not the defaults (None), so the base reads and chunks the same files the same way.
+    caps: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -140,6 +142,8 @@ def _command(req: BaseRequest, base_root: Path, suites: list[str], report: Path)
     ]
     if req.allow_outside_corpus:  # an ini key, not the flag: a base from before the setting only warns of it
         cmd += ["-o", "chunkeval_allow_outside_corpus=true"]
+    for ini, value in sorted(req.caps.items()):  # ini keys too: a base from before them only warns
+        cmd += ["-o", f"{ini}={value}"]
     if req.model:
         model = Path(req.model).expanduser()
         cmd.append(f"--chunkeval-model={(req.root / model) if (req.root / model).exists() else req.model}")

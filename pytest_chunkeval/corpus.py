@@ -12,6 +12,13 @@ from pathlib import Path
 
 _BINARY_SNIFF = 8192
 
+#: Files larger than this many bytes are not read (0: no limit). Code search engines skip such files too (minified
+#: bundles, generated tables, data dumps): one 50 MB line is a single chunk or 50,000 windows, and tokenizing it for
+#: the embedder took gigabytes. 1 MiB holds any hand-written source file.
+MAX_FILE_BYTES = 1 << 20
+#: How a skipped file's reason names the setting, so a user knows what to raise.
+MAX_FILE_SETTING = "--chunkeval-max-file-bytes / ini chunkeval_max_file_bytes"
+
 
 @dataclass
 class Corpus:
@@ -64,10 +71,19 @@ def _link_problem(path: Path, real_root: Path) -> str | None:
     return None
 
 
-def read_corpus(root: Path) -> Corpus:
+def too_big(size: int, max_bytes: int) -> str | None:
+    """Why a file of ``size`` bytes is not read (None when it is): over ``max_bytes`` (0: no limit)."""
+    if max_bytes and size > max_bytes:
+        return f"{size:,} bytes, over the {max_bytes:,}-byte limit ({MAX_FILE_SETTING})"
+    return None
+
+
+def read_corpus(root: Path, max_bytes: int = MAX_FILE_BYTES) -> Corpus:
     """Every non-hidden regular file under ``root``, decoded as UTF-8 (BOM stripped, newlines kept as written).
 
-    Symbolic links are read only when they point at a file inside ``root``; any other is listed in ``skipped``.
+    Symbolic links are read only when they point at a file inside ``root``; any other is listed in ``skipped``. A
+    file over ``max_bytes`` (0: no limit) is listed there too, judged by its size before it is read: the memory a run
+    takes then grows with the number of files, never with the largest one.
     """
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: corpus folder does not exist")
@@ -84,6 +100,9 @@ def read_corpus(root: Path) -> Corpus:
             skipped[key] = link
             continue
         if not path.is_file():
+            continue
+        if (big := too_big(path.stat().st_size, max_bytes)) is not None:
+            skipped[key] = big
             continue
         data = path.read_bytes()
         if b"\0" in data[:_BINARY_SNIFF]:

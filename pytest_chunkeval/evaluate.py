@@ -20,6 +20,7 @@ import numpy as np
 
 from pytest_chunkeval.chunking import worker
 from pytest_chunkeval.chunking.boundary import LIMIT_SETTING
+from pytest_chunkeval.chunking.boundary import LIMIT_SETTING, MAX_CHUNKS_PER_FILE
 from pytest_chunkeval.chunking.time_limit import DEFAULT_MEMORY_MB, DEFAULT_SECONDS
 from pytest_chunkeval.evaluate_chunking import RemoteChunker, chunk_corpus, count_and_check
 from pytest_chunkeval.fingerprint import chunks_fingerprint, index_fingerprint, strategy_fingerprint
@@ -60,6 +61,7 @@ class EvalConfig:
     depth: int = 50  # candidates fetched before the deterministic tie-break cuts to k
     chunk_timeout: float = DEFAULT_SECONDS  # seconds a strategy may spend on one file (0: no limit)
     strategy_memory: int = DEFAULT_MEMORY_MB  # MiB an isolated strategy's worker may grow by (0: no cap)
+    max_chunks: int = MAX_CHUNKS_PER_FILE  # chunks of one file past which it falls back to windows (0: no cap)
 
 
 @dataclass
@@ -188,7 +190,7 @@ class Evaluator:
         if run.skipped:
             return run
         fingerprint = index_fingerprint(
-            suite.corpus.content_hash, strategy_fingerprint(reg, contract), self.embedder.cache_id
+            suite.corpus.content_hash, self._strategy_key(reg, contract), self.embedder.cache_id
         )
         facts = self.facts.get(fingerprint) if self.facts is not None else None
         if facts is not None:  # a warm run's chunking: the stored outcome of the identical chunking of the table
@@ -202,12 +204,20 @@ class Evaluator:
             self.facts.put(fingerprint, run.facts)
         return run
 
+    def _strategy_key(self, reg: Registration, contract: Contract) -> str:
+        """The strategy's fingerprint, and the chunk cap when it is not the default: the cap decides which files
+        fall back to windows, so another cap is another index (the default leaves every existing key as it was)."""
+        key = strategy_fingerprint(reg, contract)
+        cap = self.config.max_chunks
+        return key if cap == MAX_CHUNKS_PER_FILE else f"{key}:max_chunks={cap}"
+
     def _chunk(self, run: StrategyRun, reg: Registration | None = None) -> None:
         t0 = time.perf_counter()
         strategy = run.strategy
         assert strategy is not None
         limit = self.config.chunk_timeout
-        done = chunk_corpus(strategy, run.name, run.suite.corpus.files, self._remote(reg, strategy, run.name), limit)
+        done = chunk_corpus(strategy, run.name, run.suite.corpus.files, self._remote(reg, strategy, run.name), limit,
+                            self.config.max_chunks)
         run.chunk_seconds = time.perf_counter() - t0
         run.timed_out, run.ended = tuple(done.timed_out), tuple(done.ended)
         if done.files_handled and len(done.timed_out) == done.files_handled:
@@ -232,9 +242,11 @@ class Evaluator:
         if self.engine is None:
             if not (runs_isolated(reg) and worker.available()):
                 return None
-            return worker.IsolatedChunker(strategy, name, self.config.chunk_timeout, self.config.strategy_memory)
+            return worker.IsolatedChunker(strategy, name, self.config.chunk_timeout, self.config.strategy_memory,
+                                          self.config.max_chunks)
         engine, model = self.engine, self.embedder.name_or_path
-        return lambda files: engine.chunk(reg, files, model)
+        cap = self.config.max_chunks
+        return lambda files: engine.chunk(reg, files, model, cap)
 
     def _identity(self, run: StrategyRun, reg: Registration, fingerprint: str) -> TableIdentity:
         """The table of ``run``: the strategy's, under its fingerprint; a grid point's is keyed by its chunks

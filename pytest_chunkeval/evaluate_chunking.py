@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
-from pytest_chunkeval.chunking.boundary import chunk_file
+from pytest_chunkeval.chunking.boundary import MAX_CHUNKS_PER_FILE, chunk_file
 from pytest_chunkeval.chunking.sizing import ModelTokens
 from pytest_chunkeval.chunking.time_limit import alarm_handler
 from pytest_chunkeval.scoring.quality import QualityReport, check
@@ -41,11 +41,12 @@ class ChunkedCorpus:
 
 
 def chunk_corpus(strategy: Contract, name: str, corpus: Mapping[str, str],
-                 remote: RemoteChunker | None = None, limit: float | None = None) -> ChunkedCorpus:
+                 remote: RemoteChunker | None = None, limit: float | None = None,
+                 max_chunks: int = MAX_CHUNKS_PER_FILE) -> ChunkedCorpus:
     """Chunk every file of ``corpus`` that ``strategy`` handles (here, or by ``remote``: the Ray engine, or a
     worker process, :class:`~pytest_chunkeval.chunking.worker.IsolatedChunker`), checked at the boundary
-    (:func:`~pytest_chunkeval.chunking.boundary.chunk_file`: a failing file, or one that takes more than ``limit``
-    seconds here, falls back to windows)."""
+    (:func:`~pytest_chunkeval.chunking.boundary.chunk_file`: a failing file, one that takes more than ``limit``
+    seconds here, or one cut into more than ``max_chunks`` chunks falls back to windows)."""
     strategy.reset_stats()
     by_file: dict[str, list[Chunk]] = {}
     fallbacks: list[str] = []
@@ -67,7 +68,7 @@ def chunk_corpus(strategy: Contract, name: str, corpus: Mapping[str, str],
     else:
         with alarm_handler() if limit else nullcontext():  # installed once; each file only arms the timer
             for path, text in files:
-                by_file[path] = chunk_file(strategy, name, path, text, fallbacks, limit, timed_out)
+                by_file[path] = chunk_file(strategy, name, path, text, fallbacks, limit, timed_out, max_chunks)
         stats = strategy.stats()
     chunks = [(f"{path}#{i}", c) for path, _ in files for i, c in enumerate(by_file[path])]
     return ChunkedCorpus(len(files), by_file, chunks, fallbacks, stats, timed_out, ended)

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any
 
-from pytest_chunkeval.corpus import Corpus, read_corpus
+from pytest_chunkeval.corpus import MAX_FILE_BYTES, Corpus, read_corpus
 from pytest_chunkeval.ranking import Relevant
 
 if TYPE_CHECKING:
@@ -211,13 +211,15 @@ def _span_problem(lines: list[int], key: str, n: int) -> str | None:
     return None
 
 
-def load_golden(path: Path | str, root: Path | None = None, outside: bool = False) -> GoldenSuite:
+def load_golden(path: Path | str, root: Path | None = None, outside: bool = False,
+                max_file_bytes: int = MAX_FILE_BYTES) -> GoldenSuite:
     """Load and validate a golden file (YAML or JSONL) and read its corpus.
 
     With ``root`` (the project: the plugin passes the ini file's folder) the corpus must lie inside it or inside the
     golden file's own folder, unless ``outside``: a golden file is repository content, and its ``corpus: /etc`` would
     otherwise index any folder of the machine into tables, caches and reports. A suite given on the command line from
-    elsewhere keeps its corpus beside it."""
+    elsewhere keeps its corpus beside it. Corpus files over ``max_file_bytes`` (0: no limit) are skipped, with
+    their size in the reason (:func:`~pytest_chunkeval.corpus.read_corpus`)."""
     import jsonschema
 
     path = Path(path)
@@ -242,7 +244,7 @@ def load_golden(path: Path | str, root: Path | None = None, outside: bool = Fals
         raise GoldenError([f"{path}:{_line_for(positions, ('corpus',))}: corpus: {why}"])
     if not corpus_dir.is_dir():
         raise GoldenError([f"{path}:{_line_for(positions, ('corpus',))}: corpus: folder {corpus_dir} does not exist"])
-    corpus = read_corpus(corpus_dir)
+    corpus = read_corpus(corpus_dir, max_file_bytes)
 
     seen: dict[str, int] = {}
     queries: list[Query] = []

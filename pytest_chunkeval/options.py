@@ -59,6 +59,8 @@ class Options:
     allow_outside_corpus: bool = _default("allow_outside_corpus")  # a corpus outside project and golden folder
     chunk_timeout: float = _default("chunk_timeout")  # seconds per file before it falls back (0: no limit)
     strategy_memory: int = _default("strategy_memory")  # MiB an isolated strategy's worker may grow by (0: no cap)
+    max_file_bytes: int = _default("max_file_bytes")  # corpus files larger are skipped, with the reason (0: no limit)
+    max_chunks_per_file: int = _default("max_chunks_per_file")  # more chunks of one file: windows instead (0: no cap)
     max_fallback: float = _default("max_fallback")  # share of a suite's files chunked by fixed windows instead
     max_parse_errors: float = _default("max_parse_errors")  # share of a suite's files a grammar may fail to parse
     model: str | None = _default("model")  # None: the bundled model

@@ -34,6 +34,8 @@ RANGES = {
     "strategy_memory": Range(0, 1_048_576, whole=True),
     "max_fallback": Range(0, 1),
     "max_parse_errors": Range(0, 1),
+    "max_file_bytes": Range(0, 10**12, whole=True),
+    "max_chunks_per_file": Range(0, 100_000_000, whole=True),
     "gate_ndcg_gain": Range(-1, 100),
     "gate_recall_drop": Range(0, 1),
     "gate_size_increase": Range(0, 1_000),

@@ -5,6 +5,7 @@ Shared by this process's evaluation and the Ray engine's workers, which import i
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import islice
 from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
@@ -14,10 +15,17 @@ from pytest_chunkeval.strategy import Contract
 
 #: How the limit is named in a fallback's reason, so the quality item can point at the setting.
 LIMIT_SETTING = "--chunkeval-chunk-timeout / ini chunkeval_chunk_timeout"
+#: Chunks a strategy may return for one file before the file falls back to windows. A 1 MiB file (the corpus's
+#: size cap) cut into the fallback's 1,000-character windows is about 1,200 chunks, and the finest real strategies
+#: (a chunk per statement) stay far below this; past it a chunk list is a bug, and each chunk costs memory, an
+#: embedding (~40 ms on a CPU) and a line of the report: 10^6 chunks of one file took 4.5 GB and a 253 MB report.
+MAX_CHUNKS_PER_FILE = 10_000
+MAX_CHUNKS_SETTING = "--chunkeval-max-chunks-per-file / ini chunkeval_max_chunks_per_file"
 
 
 def chunk_file(strategy: Contract, name: str, path: str, text: str, fallbacks: list[str],
-               limit: float | None = None, timed_out: list[str] | None = None) -> list[Chunk]:
+               limit: float | None = None, timed_out: list[str] | None = None,
+               max_chunks: int = MAX_CHUNKS_PER_FILE) -> list[Chunk]:
     """The strategy's chunks for one file; an exception, invalid output or running past ``limit`` seconds falls back
     to fixed windows, counted.
 
@@ -25,11 +33,12 @@ def chunk_file(strategy: Contract, name: str, path: str, text: str, fallbacks: l
     or reversed is scored silently (relevance is judged on spans), and a value that is not a ``Chunk`` fails every
     item of the strategy far from its cause. One entry per file in ``fallbacks`` names the file and the first bad
     chunk; the report prefixes the strategy's name. A file that ran out of time is also added to ``timed_out``.
+    More than ``max_chunks`` chunks (0: no cap) is a fallback too (:func:`too_many_chunks`).
     """
     try:
         with time_limit(limit):
-            chunks = list(strategy.chunk(path, text))
-        problem = chunk_problem(chunks, path, text)
+            chunks = take_chunks(strategy.chunk(path, text), max_chunks)
+        problem = too_many_chunks(chunks, max_chunks) or chunk_problem(chunks, path, text)
     except ChunkingTimeout as exc:  # a chunker that never returns: this file falls back, the run goes on
         problem = f"{exc} ({LIMIT_SETTING})"
         if timed_out is not None:
@@ -40,6 +49,22 @@ def chunk_file(strategy: Contract, name: str, path: str, text: str, fallbacks: l
         fallbacks.append(f"{path}: {problem}")
         chunks = FixedSizeChunker(name=name).chunk(path, text)
     return [c if c.path == path and c.strategy == name else _retag(c, path, name) for c in chunks]
+
+
+def take_chunks(chunks: Any, max_chunks: int) -> list[Any]:
+    """A strategy's chunks as a list, at most one past ``max_chunks`` (0: all): a strategy that yields its chunks
+    is never drained past the cap, so its memory stays bounded (a list it returned is already made)."""
+    return list(islice(chunks, max_chunks + 1)) if max_chunks else list(chunks)
+
+
+def too_many_chunks(chunks: list[Any], max_chunks: int) -> str | None:
+    """Why a file's chunk list is refused for its length (None when it is not): more than ``max_chunks`` (0: no
+    cap). The file falls back to windows, as for any other bad output, rather than failing the strategy: one
+    pathological file (a generated table, a data dump) should not cost the strategy every other file's numbers,
+    and the fallback is still counted, named and held against ``max_fallback`` by the quality item."""
+    if max_chunks and len(chunks) > max_chunks:
+        return f"more than {max_chunks:,} chunks for one file ({MAX_CHUNKS_SETTING})"
+    return None
 
 
 def chunk_problem(chunks: list[Any], path: str, text: str) -> str | None:

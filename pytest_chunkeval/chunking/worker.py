@@ -40,7 +40,7 @@ from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
-from pytest_chunkeval.chunking.boundary import LIMIT_SETTING, chunk_file
+from pytest_chunkeval.chunking.boundary import LIMIT_SETTING, MAX_CHUNKS_PER_FILE, chunk_file
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
 from pytest_chunkeval.chunking.time_limit import DEFAULT_MEMORY_MB
 from pytest_chunkeval.strategy import Contract
@@ -72,10 +72,12 @@ class IsolatedChunker:
     """Chunks files with ``strategy`` in a worker process (see the module's notes); callable as the evaluator's
     :data:`~pytest_chunkeval.evaluate_chunking.RemoteChunker`."""
 
-    def __init__(self, strategy: Contract, name: str, limit: float | None, memory_mb: int | None = DEFAULT_MEMORY_MB):
+    def __init__(self, strategy: Contract, name: str, limit: float | None, memory_mb: int | None = DEFAULT_MEMORY_MB,
+                 max_chunks: int = MAX_CHUNKS_PER_FILE):
         self.strategy, self.name = strategy, name
         self.limit = limit if limit and limit > 0 else None
         self.memory_mb = memory_mb or None
+        self.max_chunks = max_chunks
         self._worker: _Worker | None = None
 
     def __call__(self, files: list[tuple[str, str]]) -> list[FilePart]:
@@ -92,7 +94,8 @@ class IsolatedChunker:
     def _one(self, path: str, text: str) -> FilePart:
         if self._worker is None:
             try:
-                self._worker = _Worker.start(self.strategy, self.name, self.limit, self.memory_mb)
+                self._worker = _Worker.start(self.strategy, self.name, self.limit, self.memory_mb,
+                                             self.max_chunks)
             except OSError as exc:  # no process could be made (limits, memory): this file falls back
                 return self._fallback(path, text, f"its process could not be started: {exc}")
         worker = self._worker
@@ -128,7 +131,8 @@ class _Worker:
         self._status: int | None = None
 
     @classmethod
-    def start(cls, strategy: Contract, name: str, limit: float | None, memory_mb: int | None) -> _Worker:
+    def start(cls, strategy: Contract, name: str, limit: float | None, memory_mb: int | None,
+              max_chunks: int = MAX_CHUNKS_PER_FILE) -> _Worker:
         ours, theirs = Pipe()
         with warnings.catch_warnings():
             # Python 3.12 warns that a multi-threaded process (torch's threads) may deadlock in a forked child: this
@@ -153,7 +157,7 @@ class _Worker:
             code = 0
             try:
                 ours.close()
-                _serve(theirs, strategy, name, limit, memory_mb)
+                _serve(theirs, strategy, name, limit, memory_mb, max_chunks)
             except BaseException:  # noqa: BLE001 - whatever happens, the worker ends here, not in pytest's stack
                 code = 70
             finally:
@@ -218,7 +222,8 @@ def _reap(pid: int) -> int:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 
-def _serve(conn: Connection, strategy: Contract, name: str, limit: float | None, memory_mb: int | None) -> None:
+def _serve(conn: Connection, strategy: Contract, name: str, limit: float | None, memory_mb: int | None,
+           max_chunks: int = MAX_CHUNKS_PER_FILE) -> None:
     """The worker's loop: a (path, text) in, that file's :class:`FilePart` out, until None."""
     _quiet()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends this worker
@@ -233,7 +238,7 @@ def _serve(conn: Connection, strategy: Contract, name: str, limit: float | None,
         strategy.reset_stats()
         fallbacks: list[str] = []
         timed_out: list[str] = []
-        chunks = chunk_file(guarded, name, path, text, fallbacks, limit, timed_out)
+        chunks = chunk_file(guarded, name, path, text, fallbacks, limit, timed_out, max_chunks)
         try:
             conn.send((path, [_plain(c) for c in chunks], fallbacks, strategy.stats(), bool(timed_out)))
         except Exception as exc:  # its chunks or counters do not pickle: windows, and why

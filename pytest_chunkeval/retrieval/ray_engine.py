@@ -127,20 +127,23 @@ def _import_path(path: Path) -> None:
     exec_source(module, path)  # an edited file is re-run from its source, whatever its byte-code cache says
 
 
-def chunk_rows(batch: dict[str, Any], spec: StrategySpec) -> dict[str, Any]:
+def chunk_rows(batch: dict[str, Any], spec: StrategySpec, max_chunks: int | None = None) -> dict[str, Any]:
     """A Ray Data batch of files -> one row per file: its position and its pickled (chunks, fallbacks, stats).
 
     Counters are reset before each file and read after it, so each file's counters travel with it and the driver
     can add them up in file order (:func:`merge_stats`). Pickled rather than columns: a chunk may carry any metadata.
+    ``max_chunks`` is the driver's chunk cap (None: the default).
     """
-    from pytest_chunkeval.chunking.boundary import chunk_file
+    from pytest_chunkeval.chunking.boundary import MAX_CHUNKS_PER_FILE, chunk_file
+
+    cap = MAX_CHUNKS_PER_FILE if max_chunks is None else max_chunks
 
     contract = spec.build()
     out_index, payloads = [], []
     for index, path, text in zip(batch["index"], batch["path"], batch["text"], strict=True):
         contract.reset_stats()
         fallbacks: list[str] = []
-        chunks = chunk_file(contract, spec.name, str(path), str(text), fallbacks)
+        chunks = chunk_file(contract, spec.name, str(path), str(text), fallbacks, max_chunks=cap)
         out_index.append(int(index))
         payloads.append(pickle.dumps((chunks, fallbacks, contract.stats())))
     return {"index": np.array(out_index, dtype=np.int64), "payload": np.array(payloads, dtype=object)}
@@ -289,8 +292,10 @@ class RayEngine:
     def _resources(self, kind: str) -> int:
         return int(self._ray().cluster_resources().get(kind, 0))
 
-    def chunk(self, reg: Registration, files: list[tuple[str, str]], model: str | None) -> list[FileChunks]:
-        """Chunk ``files`` (in the order the local path visits them) on the cluster; results in that order."""
+    def chunk(self, reg: Registration, files: list[tuple[str, str]], model: str | None,
+              max_chunks: int | None = None) -> list[FileChunks]:
+        """Chunk ``files`` (in the order the local path visits them) on the cluster, each file's chunks capped at
+        ``max_chunks`` as the local path caps them; results in that order."""
         if not files:
             return []
         ray = self._ray()
@@ -299,7 +304,7 @@ class RayEngine:
         items = [{"index": i, "path": p, "text": t} for i, (p, t) in enumerate(files)]
         with _quiet():
             ds = ray.data.from_items(items, override_num_blocks=tasks)
-        ds = ds.map_batches(chunk_rows, fn_kwargs={"spec": spec}, batch_format="numpy",
+        ds = ds.map_batches(chunk_rows, fn_kwargs={"spec": spec, "max_chunks": max_chunks}, batch_format="numpy",
                             batch_size=max(1, -(-len(files) // tasks)))
         results: dict[int, FileChunks] = {}
         for batch in _batches(ds):

@@ -59,6 +59,7 @@ class BaseSide:
                 db_uri=self.db_uri(), storage_env=o.storage_options.as_environment(), grid=grid_text(o.grid),
                 project=None if o.project is None else self._project_file(), progress=o.progress,
                 allow_outside_corpus=o.allow_outside_corpus,
+                caps=base_caps(o),
             )
             try:
                 self._evaluation = evaluate_base(request, say=self.head.write if o.progress else lambda s: None)
@@ -179,3 +180,15 @@ class BaseSide:
         from pytest_chunkeval.output.messages import base_rank
 
         return base_rank(self.ranked(suite, name, query_id, mode), self.options.k)
+
+
+def base_caps(o: Options) -> dict[str, int]:
+    """The head's size and chunk caps that are not the defaults, as ini keys: the base must read and chunk the same
+    files the same way, or every comparison would be of different corpora. The defaults are left out, so a run with
+    them gives a base the command it always had (a base from before these settings would warn of an unknown key)."""
+    from pytest_chunkeval.chunking.boundary import MAX_CHUNKS_PER_FILE
+    from pytest_chunkeval.corpus import MAX_FILE_BYTES
+
+    caps = {"chunkeval_max_file_bytes": (o.max_file_bytes, MAX_FILE_BYTES),
+            "chunkeval_max_chunks_per_file": (o.max_chunks_per_file, MAX_CHUNKS_PER_FILE)}
+    return {ini: value for ini, (value, default) in caps.items() if value != default}

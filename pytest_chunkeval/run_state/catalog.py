@@ -125,7 +125,8 @@ class Catalog:
     def suite(self, path: Path) -> GoldenSuite:
         key = path.resolve()
         if key not in self.suites:
-            self.suites[key] = load_golden(key, root=self.options.rootdir, outside=self.options.allow_outside_corpus)
+            self.suites[key] = load_golden(key, root=self.options.rootdir, outside=self.options.allow_outside_corpus,
+                                           max_file_bytes=self.options.max_file_bytes)
         return self.suites[key]
 
     def strategy(self, reg: Registration) -> Contract:

@@ -56,7 +56,7 @@ class HeadSide:
             embedder = Embedder(o.model, cache=cache, device=o.device, batch_size=o.batch_size, backend=o.backend,
                                 onnx_dir=cache_dir / "onnx")
             config = EvalConfig(k=o.k, retrieval=o.retrieval_modes[0], chunk_timeout=o.chunk_timeout,
-                                strategy_memory=o.strategy_memory)
+                                strategy_memory=o.strategy_memory, max_chunks=o.max_chunks_per_file)
             store = IndexStore(o.db_uri, cache_dir / "locks", storage=o.storage_options)
             progress = LineProgress(self.write, self.tty) if o.progress else None
             rankings = RankingCache(cache_dir / "cache.sqlite")

@@ -12,7 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_chunkeval.chunking.boundary import MAX_CHUNKS_PER_FILE
 from pytest_chunkeval.chunking.time_limit import DEFAULT_MEMORY_MB, DEFAULT_SECONDS
+from pytest_chunkeval.corpus import MAX_FILE_BYTES
 from pytest_chunkeval.retrieval.devices import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
 from pytest_chunkeval.scoring.family import CORRECTIONS
 from pytest_chunkeval.settings.setting import (
@@ -184,6 +186,17 @@ SETTINGS: tuple[Setting, ...] = (
             "failure; Linux caps the worker's address space (RLIMIT_AS), other systems do not cap",
             integer(0, 1_048_576), DEFAULT_MEMORY_MB, flag="--chunkeval-strategy-memory",
             ini="chunkeval_strategy_memory", metavar="MIB"),
+    Setting("max_file_bytes", "suites", "corpus files larger than this many bytes are not read: each is listed "
+            "among the suite's skipped files with its size (report, Markdown notes, terminal summary), and a query "
+            "naming it as relevant is refused at its line; 0: no limit. Memory and time grow with a file's size "
+            "(one 43 MB minified line took 9.4 GB), and code search engines skip such files too",
+            integer(0, 10**12), MAX_FILE_BYTES, flag="--chunkeval-max-file-bytes", ini="chunkeval_max_file_bytes",
+            metavar="BYTES"),
+    Setting("max_chunks_per_file", "suites", "chunks a strategy may return for one file: past it the file is cut "
+            "into fixed windows instead, with the reason among the fallbacks its quality[fallback] item counts (a "
+            "strategy that yields its chunks is not read past the cap); 0: no cap. A non-default cap is part of the "
+            "index's fingerprint", integer(0, 100_000_000), MAX_CHUNKS_PER_FILE,
+            flag="--chunkeval-max-chunks-per-file", ini="chunkeval_max_chunks_per_file", metavar="N"),
     Setting("max_fallback", "suites", "share of a suite's files (0 to 1) a strategy's own chunking may fail on (they "
             "are cut into fixed windows instead) before its quality[fallback] item fails", number(0, 1, what="a share"),
             0, flag="--chunkeval-max-fallback", ini="chunkeval_max_fallback", metavar="SHARE"),
