@@ -19,7 +19,6 @@ from typing import Any, Protocol
 import numpy as np
 
 from pytest_chunkeval.chunking import worker
-from pytest_chunkeval.chunking.boundary import LIMIT_SETTING
 from pytest_chunkeval.chunking.boundary import LIMIT_SETTING, MAX_CHUNKS_PER_FILE
 from pytest_chunkeval.chunking.time_limit import DEFAULT_MEMORY_MB, DEFAULT_SECONDS
 from pytest_chunkeval.evaluate_chunking import RemoteChunker, chunk_corpus, count_and_check
