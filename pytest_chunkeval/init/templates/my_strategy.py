@@ -14,13 +14,9 @@ from __future__ import annotations
 from pytest_chunkeval import Chunk, Strategy, strategy
 from pytest_chunkeval.chunk import line_starts, span_chunk
 
-# The largest chunk, in characters. The default model (all-MiniLM-L6-v2) reads 256 tokens, ~900 characters of
-# code, and truncates the rest: the table's `>256 tok` column shows how many chunks that costs.
-MAX_CHARS = 1200
-
 
 class BlankLineChunker(Strategy):
-    """Cut a file at blank lines: paragraphs packed together while they fit in MAX_CHARS."""
+    """Cut a file at blank lines: paragraphs packed together while they fit the model's window."""
 
     # The name shown in the summary table, the report and test ids (`...::blank_lines::<query>`).
     name = "blank_lines"
@@ -29,41 +25,62 @@ class BlankLineChunker(Strategy):
     version = "1"
     # The files this strategy handles, e.g. (".py", ".go"); None = every text file of the corpus.
     extensions = None
-    # The largest chunk this strategy makes, in characters (size_unit = "chars", the default): the item
-    # `quality[size-limit]` fails if any chunk is larger.
-    max_chunk_size = MAX_CHARS
+    # The largest chunk, in tokens of the model the evaluation embeds with ("window": as many as it reads, 256
+    # for the default all-MiniLM-L6-v2; a number such as 200 sizes below it). The model truncates what is over
+    # its window, so a chunk sized in characters (1,200 characters of code are ~340 tokens) is embedded only in
+    # part: the table's `>256 tok` column counts those. `quality[size-limit]` fails if any chunk is larger.
+    size_unit = "tokens"
+    max_chunk_size = "window"
     # A promise that every non-blank line of a file is in some chunk: `quality[lossless]` checks it.
     lossless = True
 
     def chunk(self, path: str, text: str) -> list[Chunk]:
+        limit = self.limit  # max_chunk_size as a number: the window of the model in use
+        assert limit is not None
         starts = line_starts(text)  # character offset where each line begins
         spans: list[tuple[int, int]] = []  # (begin, end) character offsets of the chunks, in file order
-        for begin, end in pieces(text, starts):
-            if spans and end - spans[-1][0] <= MAX_CHARS:
+        for begin, end in self.pieces(text, starts, limit):
+            if spans and self.measure(text[spans[-1][0]:end]) <= limit:
                 spans[-1] = (spans[-1][0], end)  # the piece still fits: it joins the chunk before it
             else:
                 spans.append((begin, end))
         # span_chunk fills in line numbers and byte offsets; the chunk's text is the file's own text.
         return [span_chunk(text, starts, b, e, path=path, strategy=self.name) for b, e in spans]
 
+    def pieces(self, text: str, starts: list[int], limit: int) -> list[tuple[int, int]]:
+        """Paragraphs (runs of non-blank lines) as (begin, end) offsets; one over the limit as its lines, and a
+        single line over it in the longest slices that fit, so that no chunk is over the declared limit.
+        ``self.measure`` sizes a text in the declared unit, with the model in use."""
+        lines = [(b, (starts[i + 1] - 1) if i + 1 < len(starts) else len(text)) for i, b in enumerate(starts)]
+        paragraphs: list[list[tuple[int, int]]] = [[]]
+        for b, e in lines:
+            if text[b:e].strip():
+                paragraphs[-1].append((b, e))
+            elif paragraphs[-1]:
+                paragraphs.append([])  # a blank line ends the paragraph
+        out: list[tuple[int, int]] = []
+        for para in paragraphs:
+            if para and self.measure(text[para[0][0]:para[-1][1]]) <= limit:
+                out.append((para[0][0], para[-1][1]))
+                continue
+            for b, e in para:
+                out.extend([(b, e)] if self.measure(text[b:e]) <= limit else self.slices(text, b, e, limit))
+        return out
 
-def pieces(text: str, starts: list[int]) -> list[tuple[int, int]]:
-    """Paragraphs (runs of non-blank lines) as (begin, end) offsets; one longer than MAX_CHARS as its lines, and
-    a single line longer than that in MAX_CHARS slices, so that no chunk is over the declared limit."""
-    lines = [(b, (starts[i + 1] - 1) if i + 1 < len(starts) else len(text)) for i, b in enumerate(starts)]
-    paragraphs: list[list[tuple[int, int]]] = [[]]
-    for b, e in lines:
-        if text[b:e].strip():
-            paragraphs[-1].append((b, e))
-        elif paragraphs[-1]:
-            paragraphs.append([])  # a blank line ends the paragraph
-    out: list[tuple[int, int]] = []
-    for para in paragraphs:
-        if para and para[-1][1] - para[0][0] <= MAX_CHARS:
-            out.append((para[0][0], para[-1][1]))
-        else:
-            out.extend((cut, min(cut + MAX_CHARS, e)) for b, e in para for cut in range(b, e, MAX_CHARS))
-    return out
+    def slices(self, text: str, begin: int, end: int, limit: int) -> list[tuple[int, int]]:
+        """One line over the limit (minified code, a data line) cut into the longest slices that fit."""
+        out: list[tuple[int, int]] = []
+        while begin < end:
+            low, high = begin + 1, end  # the longest end that fits, found by bisection
+            while low < high:
+                middle = (low + high + 1) // 2
+                if self.measure(text[begin:middle]) <= limit:
+                    low = middle
+                else:
+                    high = middle - 1
+            out.append((begin, low))
+            begin = low
+        return out
 
 
 @strategy
