@@ -50,7 +50,7 @@ def test_every_pull_request_changes_its_strategy_file_and_keeps_it_a_lossless_st
         exec(compile(after.replace("\n@strategy\n", "\n"), pr.name, "exec"), namespace)  # noqa: S102
         made = namespace[pr.strategy]()
         chunks = made.chunk("lib.rs", SAMPLE)
-        assert chunks and max(len(c.text) for c in chunks) <= made.max_chunk_size, pr.name
+        assert chunks and max(made.measure(c.text) for c in chunks) <= made.limit, pr.name
         covered = {line for c in chunks for line in range(c.start_line, c.end_line + 1)}
         lines = SAMPLE.splitlines()
         missing = [i + 1 for i, line in enumerate(lines) if line.strip() and i + 1 not in covered]

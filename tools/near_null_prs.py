@@ -17,9 +17,9 @@ What it does, for each repository given (one set up by ``chunkeval init`` and co
    (``chunkeval run --chunkeval-accept-misses``). Tagged ``nullprs-base``; its JSON report (every strategy, every
    query: input for ``chunkeval calibrate``) is kept as ``OUT/REPO/base-report.json``.
 2. Pull requests, each one commit on the base (branch ``nullprs/NAME``) that changes ONE parameter of ONE strategy:
-   near-null ones (the example strategy's ``MAX_CHARS`` by -3..+3 %, two harmless blank-line rules in its
-   ``pieces``, the windows' overlap by +-10 % and size by +-2 %) and real-change ones (``MAX_CHARS`` halved, the
-   windows' size halved).
+   near-null ones (the example strategy's ``max_chunk_size``, the model's window of 256 tokens, by -3..+3 %, two
+   harmless blank-line rules in its ``pieces``, the windows' overlap by +-10 % and size by +-2 %) and real-change
+   ones (``max_chunk_size`` halved, the windows' size halved).
 3. Each pull request is evaluated by the composite action's Evaluate step, its ``run:`` script taken from
    ``action.yml`` and run as a runner runs it (``bash --noprofile --norc -eo pipefail``, ``env:`` from the inputs,
    ``GITHUB_OUTPUT`` and ``GITHUB_STEP_SUMMARY`` files), with the user's virtualenv first on ``PATH`` (the install
@@ -61,6 +61,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -76,6 +77,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BASE_TAG = "nullprs-base"
 BRANCH_PREFIX = "nullprs/"
 EXAMPLE_FILE = "strategies/my_strategy.py"
+#: The bundled model's window in tokens: the example strategy packs up to it (``max_chunk_size = "window"``).
+WINDOW = 256
 WINDOWS_FILE = "strategies/windows.py"
 IDENTITY = {"GIT_AUTHOR_NAME": "Near Null", "GIT_AUTHOR_EMAIL": "near-null@example.invalid",
             "GIT_COMMITTER_NAME": "Near Null", "GIT_COMMITTER_EMAIL": "near-null@example.invalid"}
@@ -109,11 +112,13 @@ def _replace_once(text: str, old: str, new: str, where: str) -> str:
 
 
 def set_constant(name: str, value: int) -> Callable[[str, str], str]:
+    """Set the one ``NAME = ...`` line (a module constant, or a class attribute at its indentation) to ``value``."""
     def edit(text: str, where: str) -> str:
-        match = re.findall(rf"^{name} = (\d+)$", text, re.MULTILINE)
+        match = re.findall(rf"^([ ]*){name} = (.+)$", text, re.MULTILINE)
         if len(match) != 1:
-            raise SystemExit(f"{where}: expected one `{name} = <int>` line, found {len(match)}")
-        return _replace_once(text, f"\n{name} = {match[0]}\n", f"\n{name} = {value}\n", where)
+            raise SystemExit(f"{where}: expected one `{name} = ...` line, found {len(match)}")
+        indent, old = match[0]
+        return _replace_once(text, f"\n{indent}{name} = {old}\n", f"\n{indent}{name} = {value}\n", where)
     return edit
 
 
@@ -149,6 +154,11 @@ COMMENT_BREAK = """\
 """
 
 
+def _method(block: str) -> str:
+    """A block of the example's ``pieces`` at a method's indentation (it is a method of the strategy class)."""
+    return textwrap.indent(block, "    ")
+
+
 def replace_block(old: str, new: str) -> Callable[[str, str], str]:
     return lambda text, where: _replace_once(text, old, new, where)
 
@@ -166,15 +176,15 @@ class PullRequest:
 def pull_requests() -> list[PullRequest]:
     prs: list[PullRequest] = []
     for pct in (-1, -2, -3, 1, 2, 3):
-        value = round(1200 * (1 + pct / 100))
-        prs.append(PullRequest(f"max-chars-{value}", "near-null", "blank_lines", EXAMPLE_FILE,
-                               set_constant("MAX_CHARS", value),
-                               f"blank_lines: pack chunks up to {value} characters ({pct:+d} %)"))
+        value = round(WINDOW * (1 + pct / 100))
+        prs.append(PullRequest(f"max-tokens-{value}", "near-null", "blank_lines", EXAMPLE_FILE,
+                               set_constant("max_chunk_size", value),
+                               f"blank_lines: pack chunks up to {value} tokens ({pct:+d} % of the window)"))
     prs.append(PullRequest("blank-two-lines", "near-null", "blank_lines", EXAMPLE_FILE,
-                           replace_block(BLANK_LOOP, TWO_BLANKS),
+                           replace_block(_method(BLANK_LOOP), _method(TWO_BLANKS)),
                            "blank_lines: a paragraph ends at two blank lines in a row, not one"))
     prs.append(PullRequest("blank-comment-line", "near-null", "blank_lines", EXAMPLE_FILE,
-                           replace_block(BLANK_LOOP, COMMENT_BREAK),
+                           replace_block(_method(BLANK_LOOP), _method(COMMENT_BREAK)),
                            "blank_lines: an empty comment line ends a paragraph too"))
     for value in (90, 110):
         prs.append(PullRequest(f"windows-overlap-{value}", "near-null", "windows", WINDOWS_FILE,
@@ -184,8 +194,9 @@ def pull_requests() -> list[PullRequest]:
         prs.append(PullRequest(f"windows-size-{value}", "near-null", "windows", WINDOWS_FILE,
                                set_constant("SIZE", value),
                                f"windows: {value}-character windows ({(value - 1000) / 1000:+.0%})"))
-    prs.append(PullRequest("max-chars-600", "real-change", "blank_lines", EXAMPLE_FILE,
-                           set_constant("MAX_CHARS", 600), "blank_lines: pack chunks up to 600 characters (halved)"))
+    prs.append(PullRequest(f"max-tokens-{WINDOW // 2}", "real-change", "blank_lines", EXAMPLE_FILE,
+                           set_constant("max_chunk_size", WINDOW // 2),
+                           f"blank_lines: pack chunks up to {WINDOW // 2} tokens (half the window)"))
     prs.append(PullRequest("windows-size-500", "real-change", "windows", WINDOWS_FILE,
                            set_constant("SIZE", 500), "windows: 500-character windows (halved)"))
     return prs
