@@ -79,7 +79,7 @@ def remote_encoder(url_env: str | None) -> Callable[[int], Encode]:
             url = os.environ.get(url_env)
             if not url:
                 raise ImportError(f"no server: set {url_env} to its /v1 URL")
-            model = os.environ.get("CHUNKEVAL_BENCH_REMOTE_MODEL", str(default_model_dir()))
+            model = os.environ.get("CHUNKEVAL_BENCH_REMOTE_MODEL", "all-MiniLM-L6-v2")
         else:
             from embedding_server import StandIn, serve
             from sentence_transformers import SentenceTransformer
