@@ -172,6 +172,12 @@ class Options:
         """What the engine, backend and device ask of this machine that it lacks (None when nothing)."""
         if self.backend.startswith("onnx") and self.device.split(":", 1)[0] == "mps":
             return f"--chunkeval-backend {self.backend} runs on cpu or cuda, not mps"
+        from pytest_chunkeval.retrieval.remote import route_of
+
+        remote = [m for m in self.models if route_of(m)]
+        if self.engine == "ray" and remote:  # its actors load a sentence-transformers model; a remote one has none
+            return (f"--chunkeval-engine ray embeds with a local model; {remote[0]} is served elsewhere: use the "
+                    "local engine (its requests already run in parallel, chunkeval_embedder_concurrency)")
         if self.engine == "ray" and not _installed("ray"):
             return "--chunkeval-engine ray needs Ray Data: pip install 'pytest-chunkeval[ray]'"
         if self.backend.startswith("onnx"):

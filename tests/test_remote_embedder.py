@@ -204,3 +204,12 @@ def test_an_unregistered_route_names_the_fix() -> None:
 ])
 def test_route_of(name: str | None, route: tuple[str, str] | None) -> None:
     assert route_of(name) == route
+
+
+def test_the_ray_engine_with_a_remote_model_is_one_usage_error(tmp_path: Path) -> None:
+    from pytest_chunkeval.options import Options
+
+    options = Options(rootdir=tmp_path, model="openai:text-embedding-3-small", engine="ray",
+                      cache_dir=tmp_path / "cache", db_uri=str(tmp_path / "db"))
+    with pytest.raises(ValueError, match="openai:text-embedding-3-small is served elsewhere: use the local engine"):
+        options.validate()
