@@ -213,3 +213,22 @@ def test_the_ray_engine_with_a_remote_model_is_one_usage_error(tmp_path: Path) -
                       cache_dir=tmp_path / "cache", db_uri=str(tmp_path / "db"))
     with pytest.raises(ValueError, match="openai:text-embedding-3-small is served elsewhere: use the local engine"):
         options.validate()
+
+
+def test_a_redirect_is_not_followed(server: StandIn) -> None:
+    server.script = [Reply(307, b"", {"Location": "https://elsewhere.example/v1/embeddings"})]
+    with pytest.raises(EmbedderError, match=r"HTTP 307, redirected to https://elsewhere.example/v1/embeddings; no "):
+        client(server)(TEXTS)
+    assert len(server.requests) == 1
+
+
+def test_a_url_without_a_scheme_is_one_message() -> None:
+    with pytest.raises(EmbedderError, match=r"'localhost:11434/v1': an http:// or https:// URL"):
+        openai_remote("openai:toy", RemoteSettings(url="localhost:11434/v1"))
+
+
+def test_cached_vectors_of_another_length_than_the_answers_are_one_message(server: StandIn, tmp_path: Path) -> None:
+    remote_embedder(server, tmp_path, []).encode(TEXTS[:2])
+    server.embed = lambda texts: hashed_words(texts, dims=32)  # another model behind the same name, a later run
+    with pytest.raises(EmbedderError, match=r"differ in length \(\[32, 64\]\): another model is served"):
+        remote_embedder(server, tmp_path, []).encode(TEXTS)

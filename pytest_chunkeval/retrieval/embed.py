@@ -348,4 +348,12 @@ class Embedder:
                     remaining[key] -= 1
                     if remaining[key] == 0:
                         del remaining[key], later[key]
-            yield np.stack([found[k] for k in part])
+            vectors = [found[k] for k in part]
+            if self.remote is not None and len({len(v) for v in vectors}) > 1:
+                from pytest_chunkeval.retrieval.remote import EmbedderError
+
+                raise EmbedderError(
+                    f"{self.model_id}: the cached vectors and the new answers differ in length "
+                    f"({sorted({len(v) for v in vectors})}): another model is served under this name now. Set "
+                    "chunkeval_embedder_dimensions, or delete the cache (cache.sqlite in chunkeval_cache_dir)")
+            yield np.stack(vectors)

@@ -126,6 +126,10 @@ class OpenAIEmbeddings:
             key = "is set" if "Authorization" in self._client.headers else "is empty"
             return (f"HTTP {status}, the key was refused ({said}). The key is read from the environment variable "
                     f"{self.key_env} (chunkeval_embedder_key_env), which {key}")
+        if 300 <= status < 400:
+            where = self._say(answer.headers.get("location", "(no location)"))[:QUOTE]
+            return (f"HTTP {status}, redirected to {where}; no redirect is followed (the key would go along): set "
+                    "chunkeval_embedder_url to the address it names")
         if status == 404:
             return (f"HTTP 404, model {self.model!r} not found there ({said}): check the name after 'openai:' and "
                     "chunkeval_embedder_url")
@@ -167,6 +171,9 @@ def openai_remote(model: str, settings: RemoteSettings) -> Remote:
     parsed = route_of(model)
     assert parsed is not None
     url = (settings.url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
+    if not url.startswith(("http://", "https://")):
+        raise EmbedderError(f"chunkeval_embedder_url / OPENAI_BASE_URL = {url!r}: an http:// or https:// URL, such as "
+                            "http://localhost:11434/v1")
     client = OpenAIEmbeddings(url, os.environ.get(settings.key_env, ""), parsed[1], settings.dimensions,
                               settings.timeout, settings.retries, key_env=settings.key_env)
     tokens = remote_tokens(settings.tokenizer, settings.window)
