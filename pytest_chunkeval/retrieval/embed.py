@@ -301,6 +301,19 @@ class Embedder:
         run = runner or self._run_batches
         return counts, self._windows(texts, keys, cached, counts, advance, run, max(window, 1))
 
+    def _stack(self, vectors: list[np.ndarray]) -> np.ndarray:
+        """One window's vectors as a matrix. A remote model's cached vectors may be another length than its answers
+        now (another model behind the same name, on a later run): one message, not numpy's."""
+        lengths = sorted({len(v) for v in vectors})
+        if self.remote is not None and len(lengths) > 1:
+            from pytest_chunkeval.retrieval.remote import EmbedderError
+
+            raise EmbedderError(
+                f"{self.model_id}: the cached vectors and the new answers differ in length ({lengths}): another "
+                "model is served under this name now. Set chunkeval_embedder_dimensions, or delete the cache "
+                "(cache.sqlite in chunkeval_cache_dir)")
+        return np.stack(vectors)
+
     def _windows(
         self,
         texts: Sequence[str],
@@ -348,12 +361,4 @@ class Embedder:
                     remaining[key] -= 1
                     if remaining[key] == 0:
                         del remaining[key], later[key]
-            vectors = [found[k] for k in part]
-            if self.remote is not None and len({len(v) for v in vectors}) > 1:
-                from pytest_chunkeval.retrieval.remote import EmbedderError
-
-                raise EmbedderError(
-                    f"{self.model_id}: the cached vectors and the new answers differ in length "
-                    f"({sorted({len(v) for v in vectors})}): another model is served under this name now. Set "
-                    "chunkeval_embedder_dimensions, or delete the cache (cache.sqlite in chunkeval_cache_dir)")
-            yield np.stack(vectors)
+            yield self._stack([found[k] for k in part])
