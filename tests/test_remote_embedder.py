@@ -232,3 +232,28 @@ def test_cached_vectors_of_another_length_than_the_answers_are_one_message(serve
     server.embed = lambda texts: hashed_words(texts, dims=32)  # another model behind the same name, a later run
     with pytest.raises(EmbedderError, match=r"differ in length \(\[32, 64\]\): another model is served"):
         remote_embedder(server, tmp_path, []).encode(TEXTS)
+
+
+def test_an_installed_package_registers_a_route_by_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    def make(model: str):  # type: ignore[no-untyped-def]
+        return lambda texts: hashed_words(texts, dims=8)
+
+    class EntryPoint:
+        name = "pkgroute"
+
+        def load(self):  # type: ignore[no-untyped-def]
+            return make
+
+    groups: list[str] = []
+
+    def entry_points(group: str) -> list[EntryPoint]:
+        groups.append(group)
+        return [EntryPoint()]
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    remote = make_remote("pkgroute:m", RemoteSettings())
+    assert groups == ["pytest_chunkeval.embedders"]
+    assert np.asarray(remote.embed(["a b"])).shape == (1, 8)
+    assert remote.cache_key == "pkgroute:m@version=#dims=native"
