@@ -16,7 +16,7 @@ export LANCEDB_LOG ?= error
 # pytest re-rewrites the asserts of every plugin module it imports, ~1.5 s of each warm `make eval` here.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup eval eval-pystdlib test test-wheel lint bench bench-save bench-compare docs options-doc clean-cache
+.PHONY: setup infinity eval eval-pystdlib test test-wheel lint bench bench-save bench-compare docs options-doc clean-cache
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,20 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 setup: $(VENV)/.installed
 
+# infinity (infinity-emb), a real OpenAI-compatible embedding server, for tests/test_infinity_server.py: the evaluation
+# through it must equal the in-process one. In a virtualenv of its own inside .venv: infinity-emb 0.0.78 pins
+# transformers<5, sentence-transformers<4 and numpy<2, which would downgrade this package's own environment (and
+# fails on transformers 5: BertTokenizer.batch_encode_plus is gone). torch first from TORCH_INDEX, as above.
+INFINITY_VENV ?= $(VENV)/infinity
+INFINITY_EMB ?= infinity-emb[server,torch]==0.0.78
+$(INFINITY_VENV)/.installed: | $(BIN)/python
+	$(PYTHON) -m venv $(INFINITY_VENV)
+	$(INFINITY_VENV)/bin/python -m pip install --quiet --no-deps $(TORCH) $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
+	$(INFINITY_VENV)/bin/python -m pip install --quiet "$(INFINITY_EMB)"
+	touch $@
+
+infinity: $(INFINITY_VENV)/.installed
+
 # `chunkeval run`: pytest on the suites with this project's chunkeval_* settings alone, as a user's first run is.
 CHUNKEVAL_RUN := $(BIN)/python -m pytest_chunkeval run
 
@@ -46,7 +60,7 @@ eval-pystdlib: setup
 	$(CHUNKEVAL_RUN) --chunkeval-golden=suites/pystdlib/queries.yaml \
 		--chunkeval-report=chunkeval-report-pystdlib.json $(ARGS)
 
-test: setup
+test: setup infinity
 	$(PYTEST) $(ARGS)
 
 # The wheel as another team installs it (tests/test_installed_wheel.py, skipped by `make test`): built from this

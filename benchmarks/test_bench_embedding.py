@@ -9,15 +9,18 @@ first, so batches pad little). tokens/s counts the tokens the model reads: each 
 tokens, cut at the model's window (256 for all-MiniLM-L6-v2), padding not counted.
 
 Backends: :data:`BACKENDS` maps a name to a factory of an encode function for one batch size: ``torch``
-(sentence-transformers, the default), ``onnx`` (ONNX Runtime over a local export, ``--chunkeval-backend onnx``) and
-``onnx-int8`` (that export quantized to int8), all through the plugin's ``Embedder``; another is one more entry,
+(sentence-transformers, the default), ``onnx`` (ONNX Runtime over a local export, ``--chunkeval-backend onnx``),
+``onnx-int8`` (that export quantized to int8), ``openai-http`` and ``infinity`` (a remote model over HTTP: see
+:func:`remote_encoder`), all through the plugin's ``Embedder``; another is one more entry,
 and its rows, group and summary lines follow from the name.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
@@ -58,6 +61,48 @@ def plugin_encoder(backend: str) -> Callable[[int], Encode]:
 #: Backend name -> factory of an encode function for a batch size. A factory raises ``ImportError`` when its
 #: backend is not installed; the rows are then skipped with the message.
 BACKENDS: dict[str, Callable[[int], Encode]] = {name: plugin_encoder(name) for name in ("torch", "onnx", "onnx-int8")}
+
+
+def remote_encoder(url_env: str | None) -> Callable[[int], Encode]:
+    """``--chunkeval-model openai:...`` through the plugin's HTTP client, one request per batch, 4 in flight (the
+    default): against the server at ``$url_env`` (``infinity``: a real server, started by hand as docs/embedders.md
+    shows), or, with no variable, a local stand-in serving the bundled model from a thread of this process
+    (``openai-http``: what HTTP and JSON add to the in-process model, on the same cores)."""
+
+    def factory(batch_size: int) -> Encode:
+        from pytest_chunkeval.retrieval.embed import Embedder
+        from pytest_chunkeval.retrieval.model_files import default_model_dir
+        from pytest_chunkeval.retrieval.openai_http import openai_remote
+        from pytest_chunkeval.retrieval.remote import RemoteSettings
+
+        if url_env is not None:
+            url = os.environ.get(url_env)
+            if not url:
+                raise ImportError(f"no server: set {url_env} to its /v1 URL")
+            model = os.environ.get("CHUNKEVAL_BENCH_REMOTE_MODEL", "all-MiniLM-L6-v2")
+        else:
+            from embedding_server import StandIn, serve
+            from sentence_transformers import SentenceTransformer
+
+            st = SentenceTransformer(str(default_model_dir()), device="cpu", local_files_only=True)
+            server = _SERVERS.enter_context(serve(StandIn(embed=lambda t: st.encode(t, batch_size=batch_size))))
+            url, model = server.url, "all-MiniLM-L6-v2"
+        remote = openai_remote(f"openai:{model}", RemoteSettings(url=url, tokenizer=default_model_dir()))
+        embedder = Embedder(f"openai:{model}", cache=None, batch_size=batch_size, remote=remote)
+        _SERVERS.callback(remote.close)
+
+        def encode(texts: Sequence[str]) -> Any:
+            return embedder.encode(list(texts))[0]
+
+        return encode
+
+    return factory
+
+
+_SERVERS = ExitStack()  # the stand-in servers of this module, closed at exit
+atexit.register(_SERVERS.close)
+BACKENDS["openai-http"] = remote_encoder(None)
+BACKENDS["infinity"] = remote_encoder("CHUNKEVAL_BENCH_INFINITY_URL")
 
 
 def batch_sizes() -> list[int]:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # what mypy and IDEs see; at run time __getattr__ imports eac
     from pytest_chunkeval.chunk import Chunk
     from pytest_chunkeval.chunking.ast.chunker import AstChunker, ast_chunk_files, ast_chunks, chunk_code_by_ast
     from pytest_chunkeval.chunking.fixed import FileLevelChunker, FixedSizeChunker, chunk_text
+    from pytest_chunkeval.retrieval.remote import embedder
     from pytest_chunkeval.strategy import ChunkingStrategy, Strategy, registry, strategy
 
 #: Public name -> the module that defines it.
@@ -32,6 +33,8 @@ _EXPORTS = {
     "ast_chunks": "pytest_chunkeval.chunking.ast.chunker",
     "ast_chunk_files": "pytest_chunkeval.chunking.ast.chunker",
     "chunk_code_by_ast": "pytest_chunkeval.chunking.ast.chunker",
+    # Your own embedder as a model (--chunkeval-model ROUTE:MODEL; docs/embedders.md).
+    "embedder": "pytest_chunkeval.retrieval.remote",
 }
 
 __all__ = [
@@ -47,6 +50,7 @@ __all__ = [
     "ast_chunks",
     "ast_chunk_files",
     "chunk_code_by_ast",
+    "embedder",
 ]
 
 

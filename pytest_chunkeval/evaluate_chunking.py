@@ -18,8 +18,8 @@ from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.boundary import MAX_CHUNKS_PER_FILE, chunk_file
-from pytest_chunkeval.chunking.sizing import ModelTokens
 from pytest_chunkeval.chunking.time_limit import alarm_handler
+from pytest_chunkeval.retrieval.remote import Tokens
 from pytest_chunkeval.scoring.quality import QualityReport, check
 from pytest_chunkeval.strategy import Contract
 
@@ -75,7 +75,7 @@ def chunk_corpus(strategy: Contract, name: str, corpus: Mapping[str, str],
 
 
 def count_and_check(chunked: ChunkedCorpus, strategy: Contract, corpus: dict[str, str],
-                    tokens: ModelTokens) -> tuple[dict[str, int], QualityReport]:
+                    tokens: Tokens) -> tuple[dict[str, int], QualityReport]:
     """Every chunk's tokens, once, when it is made, and the quality report.
 
     The quality checks judge the window with them, and budget recall reads them for whatever gets retrieved (what a

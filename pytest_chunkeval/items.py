@@ -197,9 +197,14 @@ class EvalItem(pytest.Item):
                 pytest.skip(f"{node.reg.name} failed to build: see {first}")
             raise ReportedFailure(f"the evaluation of {node.name} on this suite failed: see {first}")
         from pytest_chunkeval.evaluate import BuildFailed
+        from pytest_chunkeval.retrieval.remote import EmbedderError
 
         try:
             return state.head.evaluator().run(node.suite, node.reg, state.catalog.strategy(node.reg), node.mode)
+        except EmbedderError as exc:  # the model itself (every strategy would fail the same way, and pay): one line
+            state.head.failed(key, self.nodeid)
+            self.session.shouldstop = f"the embedding model failed: {exc}"
+            raise ReportedFailure(f"the embedding model failed: {exc}") from None
         except BuildFailed as exc:  # as BuildFailedItem does: the strategy's row says "failed", in every mode
             for mode in state.options.retrieval_modes:
                 state.head.failed((key[0], key[1], mode), self.nodeid)

@@ -70,6 +70,16 @@ class Options:
     batch_size: int = _default("batch_size")
     engine: str = _default("engine")  # chunk + embed here, or as a Ray Data pipeline (retrieval/ray_engine.py)
     ray_address: str | None = _default("ray_address")  # None: ray.init() starts or attaches a local cluster
+    embedder_url: str | None = _default("embedder_url")  # None: OPENAI_BASE_URL, else OpenAI's
+    embedder_key_env: str = _default("embedder_key_env")  # the variable holding the key (never the key itself)
+    embedder_dimensions: int = _default("embedder_dimensions")
+    embedder_concurrency: int = _default("embedder_concurrency")
+    embedder_timeout: float = _default("embedder_timeout")
+    embedder_retries: int = _default("embedder_retries")
+    embedder_tokenizer: Path | None = _default("embedder_tokenizer")
+    embedder_window: int = _default("embedder_window")
+    embed_price: float = _default("embed_price")
+    embed_budget: float = _default("embed_budget")
     k: int = _default("k")
     retrieval: str = _default("retrieval")  # one mode, or a comma list evaluated side by side (see retrieval_modes)
     db_uri: str = _default("db_uri")
@@ -167,6 +177,12 @@ class Options:
         """What the engine, backend and device ask of this machine that it lacks (None when nothing)."""
         if self.backend.startswith("onnx") and self.device.split(":", 1)[0] == "mps":
             return f"--chunkeval-backend {self.backend} runs on cpu or cuda, not mps"
+        from pytest_chunkeval.retrieval.remote import route_of
+
+        remote = [m for m in self.models if route_of(m)]
+        if self.engine == "ray" and remote:  # its actors load a sentence-transformers model; a remote one has none
+            return (f"--chunkeval-engine ray embeds with a local model; {remote[0]} is served elsewhere: use the "
+                    "local engine (its requests already run in parallel, chunkeval_embedder_concurrency)")
         if self.engine == "ray" and not _installed("ray"):
             return "--chunkeval-engine ray needs Ray Data: pip install 'pytest-chunkeval[ray]'"
         if self.backend.startswith("onnx"):

@@ -94,8 +94,18 @@ class ChunkevalState:
         import pytest
 
         from pytest_chunkeval.retrieval.model_files import ModelIntegrityError, ModelNotFoundError, check_model
+        from pytest_chunkeval.retrieval.remote import OPENAI, registered, route_of
 
         for state in self.model_states():
+            if route := route_of(state.options.model):  # served elsewhere: nothing on disk to check
+                if route[0] != OPENAI and registered(route[0]) is None:
+                    self.catalog.load_strategies()  # the strategies folder's files may register it
+                    if registered(route[0]) is None:
+                        raise pytest.UsageError(
+                            f"--chunkeval-model / ini chunkeval_model: {state.options.model}: no embedder is "
+                            f"registered as {route[0]!r} (@pytest_chunkeval.embedder({route[0]!r}) in a conftest.py "
+                            "or a strategies-folder file, or an entry point in group pytest_chunkeval.embedders)")
+                continue
             try:
                 check_model(state.options.model, state.options.allow_download, self.write)
             except (ModelIntegrityError, ModelNotFoundError) as exc:

@@ -59,8 +59,11 @@ def lancedb_loaded() -> None:
 
 @pytest.fixture(scope="session")
 def model_loaded(lancedb_loaded: None) -> None:
-    """LanceDB and sentence-transformers (torch), imported once for the session, before any in-process run."""
+    """LanceDB and sentence-transformers (torch), imported once for the session, before any in-process run; and
+    httpcore, which httpx imports on first use: imported by an inner run (a remote embedder's first request) and then
+    dropped with it, a later client's timeout escaped as httpcore's own ReadTimeout instead of httpx's."""
     importlib.import_module("sentence_transformers")
+    importlib.import_module("httpcore")
 
 
 @pytest.fixture

@@ -42,6 +42,13 @@ RANGES = {
     "regression_tolerance": Range(0, 1),
     "regression_alpha": Range(0, 1, above=True),
     "regression_size_increase": Range(0, 1_000),
+    "embedder_dimensions": Range(0, 65_536, whole=True),
+    "embedder_concurrency": Range(1, 256, whole=True),
+    "embedder_timeout": Range(0, 3_600, above=True),
+    "embedder_retries": Range(0, 50, whole=True),
+    "embedder_window": Range(0, 10_000_000, whole=True),
+    "embed_price": Range(0, 1_000_000),
+    "embed_budget": Range(0, 1_000_000_000),
 }
 #: The values the issue lists, as a user writes them; past the maximum: the maximum and one more, and 10**23.
 VALUES = ["inf", "-inf", "nan", "1e400", "-1", "0", "1.5", "past", "100000000000000000000000"]

@@ -41,7 +41,7 @@ LAYERS = ("core", "chunking/retrieval", "scoring", "evaluation", "results", "jud
 LAYER_OF: dict[str, str] = {
     # the words and values everything shares; nothing here imports a layer above
     "vocabulary": "core", "ranking": "core", "chunk": "core", "grid": "core", "corpus": "core", "golden": "core",
-    "safe_yaml": "core", "settings.setting": "core",
+    "safe_yaml": "core", "settings.setting": "core", "redact": "core",
     # strategies cut files into chunks; the embedder and the tables index and search them
     "strategy": "chunking/retrieval", "discovery": "chunking/retrieval", "sources": "chunking/retrieval",
     "fingerprint": "chunking/retrieval", "chunking": "chunking/retrieval", "strategies": "chunking/retrieval",

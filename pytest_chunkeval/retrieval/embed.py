@@ -9,6 +9,10 @@ weights, :mod:`.onnx_backend`) and ``onnx-int8`` (that export with int8 weights)
 part of the cache key and of every table's fingerprint, because they change vectors (in the last digits, or more
 for int8); the batch size is not, because padding is masked
 and the vectors it changes differ by float32 rounding only (docs/scale-out.md).
+
+A remote model (``openai:MODEL``, or a route the project registered: :mod:`.remote`) is the other backend: the same
+cache, windows and batches, but each batch is a request (several in flight), its cache key is the model, where it is
+served and its dimensions, and what it will cost is said before the first request.
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import hashlib
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +31,7 @@ from pytest_chunkeval.retrieval.cache_store import EmbeddingCache
 from pytest_chunkeval.retrieval.devices import DEFAULT_BATCH_SIZE
 from pytest_chunkeval.retrieval.heap import release_heap
 from pytest_chunkeval.retrieval.model_files import DEFAULT_MAX_TOKENS, resolve_model, sha256_file, verify_pinned
+from pytest_chunkeval.retrieval.remote import Remote, Tokens
 
 ProgressFn = Callable[[int], None]
 #: Called once per ``encode`` with (texts to embed, texts served from the cache); returns what to call as embedded
@@ -73,6 +79,10 @@ class Embedder:
     backend: str = "torch"
     #: Where the ONNX backend keeps its exports (one folder per weights digest); the session's cache folder.
     onnx_dir: Path = Path(".chunkeval") / "onnx"
+    #: A model served elsewhere (:mod:`.remote`): batches become requests; None for a local model.
+    remote: Remote | None = None
+    #: Where to say what a remote model will be sent before it is sent (the run's terminal); None: not said.
+    notice: Callable[[str], object] | None = None
     _model: object = field(default=None, repr=False)
     _model_id: str | None = field(default=None, repr=False)
     _digests: dict[str, str] | None = field(default=None, repr=False)
@@ -81,6 +91,9 @@ class Embedder:
 
     def _resolve(self) -> None:
         if self._model_id is not None:
+            return
+        if self.remote is not None:
+            self._dir, self._digests, self._model_id = None, {}, self.remote.model_id
             return
         model_id, model_dir = resolve_model(self.name_or_path)
         self._dir = model_dir
@@ -113,6 +126,8 @@ class Embedder:
         in place. Left out at 256 so that caches keyed before the window was part of the key keep serving, and for
         a hub snapshot, whose files do not change.
         """
+        if self.remote is not None:
+            return self.remote.cache_key
         digest = hashlib.sha256("".join(sorted(self.digests.values())).encode()).hexdigest()[:16]
         window = self.max_tokens if self.model_dir is not None else DEFAULT_MAX_TOKENS
         key = f"{self.model_id}@{digest}" + ("" if window == DEFAULT_MAX_TOKENS else f"#window={window}")
@@ -147,9 +162,11 @@ class Embedder:
         raise RuntimeError(f"embedding model {self.model_id!r} is not in the local Hugging Face cache")
 
     @property
-    def tokens(self) -> ModelTokens:
+    def tokens(self) -> Tokens:
         """The model's window and tokenizer, from its config files; only a model whose files name no window is
-        loaded to ask it."""
+        loaded to ask it. A remote model's are its settings' (its tokenizer folder, or a named estimate)."""
+        if self.remote is not None:
+            return self.remote.tokens
         if self._tokens is None:
             folder = self.files_dir()
             window = read_window(folder)
@@ -207,6 +224,14 @@ class Embedder:
         report says, as the driver does. The C heap's free pages go back to the system after each batch
         (:mod:`.heap`): without that, a long cold run's memory grows by the fragments every batch shape leaves.
         """
+        if self.remote is not None:
+            vectors = np.asarray(self.remote.embed(list(texts)), dtype=np.float32)
+            if vectors.ndim != 2 or len(vectors) != len(texts):
+                from pytest_chunkeval.retrieval.remote import EmbedderError
+
+                raise EmbedderError(f"{self.model_id}: asked for {len(texts)} vectors, got shape {vectors.shape}")
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            return vectors / np.where(norms == 0, 1, norms)
         if self._model is None:  # the window is read before the model loads; a given model (a fake) has its own
             _ = self.tokens
         vectors = self.model().encode(
@@ -220,8 +245,20 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
     def _run_batches(self, batches: list[list[str]]) -> Iterator[tuple[int, np.ndarray]]:
-        for i, batch in enumerate(batches):
-            yield i, self.encode_batch(batch)
+        workers = self.remote.concurrency if self.remote is not None else 1
+        if workers <= 1 or len(batches) <= 1:
+            for i, batch in enumerate(batches):
+                yield i, self.encode_batch(batch)
+            return
+        # A remote model: at most ``concurrency`` requests in flight, each batch written away as it comes back.
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chunkeval-embed") as pool:
+            futures = {pool.submit(self.encode_batch, batch): i for i, batch in enumerate(batches)}
+            try:
+                for future in as_completed(futures):
+                    yield futures[future], future.result()
+            finally:  # a failed request: the batches not yet sent are not sent
+                for future in futures:
+                    future.cancel()
 
     def encode(
         self, texts: Sequence[str], progress: ProgressStart | None = None, runner: BatchRunner | None = None
@@ -255,9 +292,27 @@ class Embedder:
         cached = self.cache.has_many(self.cache_id, keys) if self.cache is not None else set()
         counts.cached = sum(1 for k in keys if k in cached)
         counts.embedded = len(keys) - counts.cached
+        if self.remote is not None and counts.embedded:
+            todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in cached}
+            line = self.remote.meter.before(self.model_id, list(todo.values()), counts.cached)
+            if self.notice is not None:
+                self.notice(line)
         advance = progress(counts.embedded, counts.cached) if progress is not None else None
         run = runner or self._run_batches
         return counts, self._windows(texts, keys, cached, counts, advance, run, max(window, 1))
+
+    def _stack(self, vectors: list[np.ndarray]) -> np.ndarray:
+        """One window's vectors as a matrix. A remote model's cached vectors may be another length than its answers
+        now (another model behind the same name, on a later run): one message, not numpy's."""
+        lengths = sorted({len(v) for v in vectors})
+        if self.remote is not None and len(lengths) > 1:
+            from pytest_chunkeval.retrieval.remote import EmbedderError
+
+            raise EmbedderError(
+                f"{self.model_id}: the cached vectors and the new answers differ in length ({lengths}): another "
+                "model is served under this name now. Set chunkeval_embedder_dimensions, or delete the cache "
+                "(cache.sqlite in chunkeval_cache_dir)")
+        return np.stack(vectors)
 
     def _windows(
         self,
@@ -306,4 +361,4 @@ class Embedder:
                     remaining[key] -= 1
                     if remaining[key] == 0:
                         del remaining[key], later[key]
-            yield np.stack([found[k] for k in part])
+            yield self._stack([found[k] for k in part])

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from pytest_chunkeval.evaluate import Evaluator
     from pytest_chunkeval.options import Options
     from pytest_chunkeval.results import SuiteResult
+    from pytest_chunkeval.retrieval.remote import Remote
 
 #: The first file of a cache folder this plugin creates, as pytest's own ``.pytest_cache`` has: the folder ignores
 #: itself, so a repository whose ``.gitignore`` does not list it (another team's, after ``pip install``) never commits
@@ -54,7 +55,8 @@ class HeadSide:
             cache_dir = self.cache_dir()
             cache = EmbeddingCache(cache_dir / "cache.sqlite")
             embedder = Embedder(o.model, cache=cache, device=o.device, batch_size=o.batch_size, backend=o.backend,
-                                onnx_dir=cache_dir / "onnx")
+                                onnx_dir=cache_dir / "onnx", remote=self.remote(),
+                                notice=lambda line: self.write(f"[chunkeval] {line}\n"))
             config = EvalConfig(k=o.k, retrieval=o.retrieval_modes[0], chunk_timeout=o.chunk_timeout,
                                 strategy_memory=o.strategy_memory, max_chunks=o.max_chunks_per_file)
             store = IndexStore(o.db_uri, cache_dir / "locks", storage=o.storage_options)
@@ -68,6 +70,22 @@ class HeadSide:
                 engine = RayEngine(address=o.ray_address)
             self._evaluator = Evaluator(config, embedder, store, progress, rankings, facts=facts, engine=engine)
         return self._evaluator
+
+    def remote(self) -> Remote | None:
+        """The remote embedder ``--chunkeval-model ROUTE:MODEL`` names (None for a local model)."""
+        from pytest_chunkeval.retrieval.remote import OPENAI, RemoteSettings, make_remote, route_of
+
+        o = self.options
+        route = route_of(o.model)
+        if route is None or o.model is None:
+            return None
+        make = make_remote
+        if route[0] == OPENAI:
+            from pytest_chunkeval.retrieval.openai_http import openai_remote as make
+        return make(o.model, RemoteSettings(
+            url=o.embedder_url, key_env=o.embedder_key_env, dimensions=o.embedder_dimensions,
+            concurrency=o.embedder_concurrency, timeout=o.embedder_timeout, retries=o.embedder_retries,
+            tokenizer=o.embedder_tokenizer, window=o.embedder_window, price=o.embed_price, budget=o.embed_budget))
 
     @property
     def evaluated(self) -> bool:
@@ -87,6 +105,9 @@ class HeadSide:
         engine = getattr(self._evaluator, "engine", None)
         if engine is not None:
             engine.close()
+        remote = self._evaluator.embedder.remote if self._evaluator is not None else None
+        if remote is not None:
+            remote.close()
 
     def results(self) -> dict[str, SuiteResult]:
         """Suite key -> this run's results, in report order ({} when nothing was evaluated)."""
@@ -99,6 +120,9 @@ class HeadSide:
 
     def model_info(self) -> dict[str, Any]:
         emb = self.evaluator().embedder
+        if emb.remote is not None:  # where it is served (never the key), and how its tokens were counted
+            return {"id": emb.model_id, "sha256": {}, "max_tokens": emb.max_tokens, "backend": "remote",
+                    "device": emb.remote.where, "tokens": emb.tokens.name}
         from pytest_chunkeval.retrieval.model_files import hub_revision
 
         return {"id": emb.model_id, "revision": hub_revision(emb.model_dir), "sha256": emb.digests,

@@ -209,7 +209,9 @@ SETTINGS: tuple[Setting, ...] = (
     # -- model, device and engine ------------------------------------------------------------------------------------
     Setting("model", "embedding", "sentence-transformers model: a local directory or a Hugging Face name (read from "
             "the local Hugging Face cache; downloaded only with chunkeval_allow_download), checked once at the start "
-            "of an evaluation; the report records its revision and weights' sha256. A comma list (A,B) evaluates every "
+            "of an evaluation; the report records its revision and weights' sha256. openai:MODEL is a model served by "
+            "an OpenAI-compatible endpoint, ROUTE:MODEL one the project registered with @pytest_chunkeval.embedder "
+            "(docs/embedders.md). A comma list (A,B) evaluates every "
             "strategy with each model, compared with the baseline under the same model; items and report suites are "
             "then labelled by model (ast@NAME, golden/x/queries.yaml · NAME)", OPTIONAL_TEXT, "",
             flag="--chunkeval-model", ini="chunkeval_model", metavar="NAME_OR_PATH[,...]",
@@ -235,6 +237,42 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ray_address", "embedding", "with engine ray: the cluster for ray.init(address=...), e.g. auto or "
             "ray://head:10001", OPTIONAL_TEXT, "", flag="--chunkeval-ray-address", ini="chunkeval_ray_address",
             metavar="ADDRESS", shown_default="a local cluster, started (or the one this process already joined)"),
+    # -- a remote embedder (--chunkeval-model openai:MODEL or ROUTE:MODEL; docs/embedders.md) -------------------------
+    Setting("embedder_url", "embedding", "with --chunkeval-model openai:MODEL: the OpenAI-compatible base URL that "
+            "serves /embeddings (OpenAI, Azure's compatible route, Ollama, vLLM, TEI, infinity, LiteLLM); only chunk "
+            "texts and queries are sent there", OPTIONAL_TEXT, "", flag="--chunkeval-embedder-url",
+            ini="chunkeval_embedder_url", metavar="URL",
+            shown_default="the environment's OPENAI_BASE_URL, else https://api.openai.com/v1"),
+    Setting("embedder_key_env", "embedding", "the environment variable that holds the endpoint's API key (never a "
+            "setting of its own: a key in an ini file ends up in git); the key is never shown in any output, log or "
+            "file", TEXT, "OPENAI_API_KEY", flag="--chunkeval-embedder-key-env", ini="chunkeval_embedder_key_env",
+            metavar="NAME"),
+    Setting("embedder_dimensions", "embedding", "vector dimensions asked of the endpoint (OpenAI's dimensions "
+            "parameter); 0: the model's own. Part of the embedding cache key", integer(0, 65_536), 0,
+            flag="--chunkeval-embedder-dimensions", ini="chunkeval_embedder_dimensions", metavar="N"),
+    Setting("embedder_concurrency", "embedding", "requests in flight at once to a remote embedder",
+            integer(1, 256), 4, flag="--chunkeval-embedder-concurrency", ini="chunkeval_embedder_concurrency",
+            metavar="N"),
+    Setting("embedder_timeout", "embedding", "seconds one request to a remote embedder may take before it is "
+            "tried again", number(0, 3_600, above=True), 60.0, flag="--chunkeval-embedder-timeout",
+            ini="chunkeval_embedder_timeout", metavar="SECONDS"),
+    Setting("embedder_retries", "embedding", "tries after the first for a request answered 429, 408 or 5xx, timed "
+            "out or not connected, waiting as Retry-After asks (else backing off exponentially)", integer(0, 50), 5,
+            flag="--chunkeval-embedder-retries", ini="chunkeval_embedder_retries", metavar="N"),
+    Setting("embedder_tokenizer", "embedding", "a local folder with a remote model's tokenizer files "
+            "(tokenizer.json): its tokens are then counted exactly, for token-sized chunks, the cost line and the "
+            "window", OPTIONAL_PATH, "", flag="--chunkeval-embedder-tokenizer", ini="chunkeval_embedder_tokenizer",
+            metavar="PATH", shown_default="none: tokens estimated as one per 4 characters, and said so"),
+    Setting("embedder_window", "embedding", "a remote model's window in tokens (what its chunks must fit); 0: the "
+            "tokenizer folder's, else 8191 (OpenAI's embedding models)", integer(0, 10_000_000), 0,
+            flag="--chunkeval-embedder-window", ini="chunkeval_embedder_window", metavar="TOKENS"),
+    Setting("embed_price", "embedding", "a remote model's price per million tokens: the line printed before "
+            "anything is sent then says the money too; 0: tokens only", number(0, 1_000_000), 0.0,
+            flag="--chunkeval-embed-price", ini="chunkeval_embed_price", metavar="PRICE"),
+    Setting("embed_budget", "embedding", "with a price: the most a run may spend on a remote model; a request that "
+            "would take it past this is refused before it is sent, with one message; 0: no limit",
+            number(0, 1_000_000_000), 0.0, flag="--chunkeval-embed-budget", ini="chunkeval_embed_budget",
+            metavar="MONEY"),
     # -- retrieval and index -----------------------------------------------------------------------------------------
     Setting("k", "retrieval", "rank cutoff: the metrics read the top K chunks of each query", integer(1, 10_000),
             DEFAULT_K, flag="--chunkeval-k", ini="chunkeval_k", metavar="K"),
