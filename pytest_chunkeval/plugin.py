@@ -81,6 +81,9 @@ def _start(config: pytest.Config) -> None:
     config.stash[STATE_KEY] = state
     config.pluginmanager.register(run_hooks, run_hooks.PLUGIN_NAME)
     if not is_worker(config):  # as junitxml: the outputs are written where every report is heard, once
+        if config.pluginmanager.is_blocked(PLUGIN_NAME):  # a run with no verdict could exit 0
+            raise pytest.UsageError(f"-p no:{PLUGIN_NAME}: a --chunkeval run's outputs decide its verdict and exit "
+                                    "status; they cannot be turned off (leave out the output flags instead)")
         config.pluginmanager.register(SessionOutputs(config, state, NamedReport), PLUGIN_NAME)
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pytest_chunkeval.session import ChunkevalState
     from pytest_chunkeval.verdict import FailureKind
 
-#: Registered under this name (``-p no:chunkeval-outputs`` is pytest's to honour, as for any plugin).
+#: Its name among the run's plugins (never blocked: its verdict decides the run's exit status).
 PLUGIN_NAME = "chunkeval-outputs"
 
 

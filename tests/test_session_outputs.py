@@ -62,3 +62,11 @@ def test_under_xdist_only_the_controller_has_the_outputs_plugin(shop: pytest.Pyt
     nothing = {"pytest_sessionfinish": ["other"], "pytest_terminal_summary": [], "pytest_runtest_logreport": []}
     worker = {"role": "worker", "outputs": False, "calls": nothing}
     assert records(shop.path) == [{"role": "main", "outputs": True, "calls": OWN}, worker, worker]
+
+
+def test_the_outputs_plugin_cannot_be_blocked(shop: pytest.Pytester) -> None:
+    """Blocked, it would leave a run with no verdict that exits 0: one usage error says why instead."""
+    result = shop.runpytest_subprocess("--chunkeval", "-p", "no:randomly", "-p", "no:chunkeval-outputs")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: -p no:chunkeval-outputs: a --chunkeval run's outputs decide its verdict*"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
