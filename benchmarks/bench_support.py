@@ -102,7 +102,7 @@ def _ordinal(n: int) -> str:
 
 
 @lru_cache(maxsize=1)
-def registrations() -> dict[str, Any]:  # name -> pytest_chunkeval.strategy.Registration
+def registrations() -> dict[str, Any]:  # name -> pytest_chunkeval.contract.Registration
     """Every strategy of this project, as ``pytest --chunkeval`` finds them: the built-ins and the AVAP grammar's."""
     from pytest_chunkeval.sources import load
 

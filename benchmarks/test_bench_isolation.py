@@ -21,8 +21,8 @@ from bench_support import load_corpus, megabytes, note, plan_rounds, registratio
 
 from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
 from pytest_chunkeval.chunking.worker import IsolatedChunker, available
+from pytest_chunkeval.contract import resolve
 from pytest_chunkeval.evaluate_chunking import chunk_corpus
-from pytest_chunkeval.strategy import resolve
 
 SECTION = "strategy isolation"
 ROWS = [(corpus, strategy, where) for corpus in ("polyglot", "pystdlib") for strategy in ("file_level", "ast")

@@ -17,8 +17,8 @@ import pytest
 from bench_support import load_corpus, megabytes, note, plan_rounds, registrations, round_times
 
 from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
+from pytest_chunkeval.contract import resolve
 from pytest_chunkeval.evaluate_chunking import chunk_corpus
-from pytest_chunkeval.strategy import resolve
 
 SECTION = "chunking time limit"
 ROWS = [(corpus, strategy, limit) for corpus in ("polyglot", "pystdlib") for strategy in ("file_level", "ast")

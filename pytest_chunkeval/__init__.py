@@ -4,31 +4,33 @@ The names here are the public API, resolved on first use (PEP 562): every ``pyte
 plugin installed imports this package, and a run without ``--chunkeval`` should not pay for the chunkers and the
 strategy registry. Heavy libraries (sentence-transformers, lancedb, tree-sitter) are imported lazily by the modules
 that need them.
+
+No module of the package bears a public name (the ``@strategy`` decorator lives in ``contract.py``): importing a
+submodule sets it as an attribute of its package, and one named ``strategy`` would then replace the decorator.
 """
 from __future__ import annotations
 
-import sys
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what mypy and IDEs see; at run time __getattr__ imports each on first use
     from pytest_chunkeval.chunk import Chunk
     from pytest_chunkeval.chunking.ast.chunker import AstChunker, ast_chunk_files, ast_chunks, chunk_code_by_ast
     from pytest_chunkeval.chunking.fixed import FileLevelChunker, FixedSizeChunker, chunk_text
+    from pytest_chunkeval.contract import WINDOW, ChunkingStrategy, Strategy, registry, strategy
     from pytest_chunkeval.retrieval.remote import embedder
-    from pytest_chunkeval.strategy import ChunkingStrategy, Strategy, registry, strategy
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
     "Chunk": "pytest_chunkeval.chunk",
-    "ChunkingStrategy": "pytest_chunkeval.strategy",
+    "ChunkingStrategy": "pytest_chunkeval.contract",
     "FileLevelChunker": "pytest_chunkeval.chunking.fixed",
     "FixedSizeChunker": "pytest_chunkeval.chunking.fixed",
-    "Strategy": "pytest_chunkeval.strategy",
+    "Strategy": "pytest_chunkeval.contract",
     "chunk_text": "pytest_chunkeval.chunking.fixed",
-    "registry": "pytest_chunkeval.strategy",
-    "strategy": "pytest_chunkeval.strategy",
-    # AST chunking (issue 4): nothing touches tree-sitter until one of these names is used.
+    "registry": "pytest_chunkeval.contract",
+    "strategy": "pytest_chunkeval.contract",
+    "WINDOW": "pytest_chunkeval.contract",
+    # Nothing touches tree-sitter until one of these names is used.
     "AstChunker": "pytest_chunkeval.chunking.ast.chunker",
     "ast_chunks": "pytest_chunkeval.chunking.ast.chunker",
     "ast_chunk_files": "pytest_chunkeval.chunking.ast.chunker",
@@ -46,6 +48,7 @@ __all__ = [
     "chunk_text",
     "registry",
     "strategy",
+    "WINDOW",
     "AstChunker",
     "ast_chunks",
     "ast_chunk_files",
@@ -68,17 +71,3 @@ def __getattr__(name: str) -> Any:  # PEP 562: resolve a public name on first us
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
 
-
-class _Package(ModuleType):
-    """The function ``strategy`` shares its name with the module that defines it. Importing a submodule sets it as
-    an attribute of its package; with the names lazy, ``import pytest_chunkeval.strategy`` (anywhere, any time)
-    would turn ``pytest_chunkeval.strategy`` into the module. The public name stays the function, as when the
-    package imported it eagerly."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, ModuleType) and name in _EXPORTS and hasattr(value, name):
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

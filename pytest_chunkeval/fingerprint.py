@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.contract import Contract, Registration
 from pytest_chunkeval.grid import format_value
-from pytest_chunkeval.strategy import Contract, Registration
 
 INDEX_LAYOUT_VERSION = "1"
 

@@ -4,29 +4,21 @@ A project's strategy files register theirs through ``@strategy`` (their modules 
 strategies and the ini's grammar strategies get a fixture each from one small plugin object, unless a project file
 of the same name replaces them (a project's fixture of that name is then the one a test gets, as in an evaluation).
 
-Every pytest run registers them, so the names come from the entry points (kept in pytest's cache between runs): a
-strategy's module is imported when a test uses its fixture, never to register it (docs/benchmarks.md: the plugin in
-a plain pytest run).
+Every pytest run registers them, so the packages' strategies are named from their entry points alone: a strategy's
+module is imported when a test uses its fixture, never to register it.
 """
 from __future__ import annotations
 
-import os
-import sys
-import warnings
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_chunkeval.flags import StrategyFiles, strategy_files
+from pytest_chunkeval.vocabulary import ENTRY_POINT_GROUP
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.strategy import Registration
-
-#: sources.ENTRY_POINT_GROUP, without importing sources (tests/test_light_import.py checks they agree).
-ENTRY_POINT_GROUP = "pytest_chunkeval.strategies"
-#: The packages' strategies as a plain run last read them, in pytest's cache folder (``entry_point_strategies``).
-CACHE_KEY = "chunkeval/strategy-entry-points"
+    from pytest_chunkeval.contract import Registration
 
 
 def register_fixtures(config: pytest.Config, evaluating: bool) -> None:
@@ -86,50 +78,22 @@ class Shipped:
         reading those parses every providing package's METADATA, a cost to every plain pytest run."""
         if self.files.grammars or self.files.configs:
             return {name: reg.provider or reg.origin for name, reg in self.available().items()}
-        return entry_point_strategies(config)
+        return entry_point_strategies()
 
 
-def entry_point_strategies(config: pytest.Config) -> dict[str, str]:
-    """name -> ``module:object`` of every strategy an installed package ships (each, where two ship the name).
-
-    Finding them reads the entry points of every installed package (~5 ms in an environment of 180, paid by every
-    pytest run of the project), so the answer is kept in pytest's cache folder under the state it was read in:
-    sys.path's folders and their modification times, which change when a package is installed, upgraded or
-    removed (or when a file is added to the folder pytest runs in, often the first: it is on sys.path too). Without
-    the cache (``-p no:cacheprovider``) every run reads them.
-    """
-    state = _installed_state()
-    cache = getattr(config, "cache", None)
-    if cache is not None:
-        kept = cache.get(CACHE_KEY, None)
-        if isinstance(kept, dict) and kept.get("state") == state and isinstance(kept.get("strategies"), dict):
-            return dict(kept["strategies"])
+def entry_point_strategies() -> dict[str, str]:
+    """name -> ``module:object`` of every strategy an installed package ships (each, where two ship the name), read
+    from the entry points as they are now: a name kept anywhere between runs could outlive its package."""
     from importlib.metadata import entry_points
 
     found: dict[str, list[str]] = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         found.setdefault(ep.name, []).append(ep.value)
-    strategies = {name: " or ".join(sorted(values)) for name, values in sorted(found.items())}
-    if cache is not None:
-        with warnings.catch_warnings():  # a cache folder that cannot be written is pytest's to report, not ours
-            warnings.simplefilter("ignore")
-            cache.set(CACHE_KEY, {"state": state, "strategies": strategies})
-    return strategies
-
-
-def _installed_state() -> list[list[Any]]:
-    """Each existing sys.path entry with its modification time: what a package's install or removal changes."""
-    state: list[list[Any]] = []
-    for entry in sys.path:
-        try:
-            state.append([entry, os.stat(entry or ".").st_mtime_ns])
-        except OSError:
-            continue
-    return state
+    return {name: " or ".join(sorted(values)) for name, values in sorted(found.items())}
 
 
 def _fixture_names(module: Any) -> set[str]:
-    from pytest_chunkeval.strategy import registrations
+    from pytest_chunkeval.contract import registrations
 
     path = getattr(module, "__file__", None)
     return {reg.name for reg in registrations() if path and reg.origin.rsplit(":", 1)[0] == path}
@@ -137,11 +101,7 @@ def _fixture_names(module: Any) -> set[str]:
 
 def _fixture(shipped: Shipped, name: str, described: str) -> Any:
     def build() -> Any:
-        available = shipped.available()
-        if name not in available:  # the kept names outlived a package (entry_point_strategies)
-            pytest.fail(f"no installed package provides the strategy {name} any more ({described}): pytest's cache "
-                        "kept its name; run pytest once with --cache-clear", pytrace=False)
-        return available[name].factory()
+        return shipped.available()[name].factory()
 
     build.__name__ = name
     build.__doc__ = f"The strategy {name} ({described})."

@@ -5,7 +5,7 @@ A strategy declares its parameters (``@strategy(params={"size": [500, 1000], "ov
 strategy whose factory takes keyword arguments, the built-ins among them. Every combination is a *point*: its own
 strategy as far as the rest of the package is concerned, named by its label ``fixed_size[size=500,overlap=0]``.
 
-Plain data and functions, no package imports: the registration (:mod:`pytest_chunkeval.strategy`) calls a factory
+Plain data and functions, no package imports: the registration (:mod:`pytest_chunkeval.contract`) calls a factory
 with a point's values, and :mod:`pytest_chunkeval.sources` turns a registration into its points. The label is the
 row, the report key and the pytest node name; ``-k`` cannot type ``=`` or ``,``, so each point's node also answers
 to :func:`keyword` (``fixed_size-size500-overlap0``).

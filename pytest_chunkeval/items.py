@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import pytest
 
+from pytest_chunkeval.contract import Registration
 from pytest_chunkeval.golden import GoldenError, GoldenSuite
 from pytest_chunkeval.grid import keyword
 from pytest_chunkeval.output import messages
 from pytest_chunkeval.output.escape import log_lines, log_text, node_id
 from pytest_chunkeval.run_state import STATE_KEY
-from pytest_chunkeval.strategy import Registration
 from pytest_chunkeval.tolerated import MARK_ARGS, dependency_warnings
 from pytest_chunkeval.verdict import FailureKind
 from pytest_chunkeval.vocabulary import metric_key

@@ -4,8 +4,8 @@ Every pytest run of a project with pytest-chunkeval installed loads this module,
 almost nothing. Without ``--chunkeval`` a run gets the options and the strategy fixtures, and nothing else of this
 plugin is loaded or called. With it, ``pytest_configure`` reads the options (flags.py reads one, options.py all
 of them, from the settings table: no hook reads an option itself), makes the run's state and registers the two
-plugins that hold the rest: run_hooks.py (collection, reports, xdist) and session_outputs.py (what a finished run
-shows and writes).
+plugins that hold the rest: run_hooks.py (collection, reports, xdist) and, where the outputs are written (not on a
+pytest-xdist worker), session_outputs.py (what a finished run shows and writes).
 """
 from __future__ import annotations
 
@@ -55,6 +55,7 @@ def _start(config: pytest.Config) -> None:
     # (pytester's in-process runs take modules out of sys.modules after each run, not off the package): a stale
     # run_hooks would read the run's state under a StashKey of an older run_state (KeyError on a second run).
     import pytest_chunkeval.run_hooks as run_hooks
+    from pytest_chunkeval.distributed import is_worker
     from pytest_chunkeval.fixtures import register_fixtures
     from pytest_chunkeval.items import NamedReport
     from pytest_chunkeval.options import read_options
@@ -79,7 +80,11 @@ def _start(config: pytest.Config) -> None:
             raise pytest.UsageError(log_lines(str(exc))) from None
     config.stash[STATE_KEY] = state
     config.pluginmanager.register(run_hooks, run_hooks.PLUGIN_NAME)
-    config.pluginmanager.register(SessionOutputs(config, state, NamedReport), PLUGIN_NAME)
+    if not is_worker(config):  # as junitxml: the outputs are written where every report is heard, once
+        if config.pluginmanager.is_blocked(PLUGIN_NAME):  # a run with no verdict could exit 0
+            raise pytest.UsageError(f"-p no:{PLUGIN_NAME}: a --chunkeval run's outputs decide its verdict and exit "
+                                    "status; they cannot be turned off (leave out the output flags instead)")
+        config.pluginmanager.register(SessionOutputs(config, state, NamedReport), PLUGIN_NAME)
 
 
 def _terminal_writer(config: pytest.Config, tty: bool) -> Callable[[str], None]:

@@ -1,4 +1,5 @@
-"""The pytest hooks of a run that evaluates (``--chunkeval``), each a few lines into the run's state and outputs.
+"""The pytest hooks of a run that evaluates (``--chunkeval``), each a few lines into the run's state: collection,
+reports, pytest-xdist. What a finished run shows and writes has hooks of its own (session_outputs.py).
 
 plugin.py registers this module in ``pytest_configure``, and only for such a run: a plain ``pytest`` run of a
 project with the plugin installed never calls these hooks, not once per collected file, path or test report
@@ -16,8 +17,6 @@ from pytest_chunkeval.items import ComparisonItem, EvalItem, GoldenFile, NamedRe
 from pytest_chunkeval.output.escape import node_id
 from pytest_chunkeval.run_state import STATE_KEY
 from pytest_chunkeval.session import ChunkevalState
-from pytest_chunkeval.session_outputs import PLUGIN_NAME as OUTPUTS
-from pytest_chunkeval.session_outputs import SessionOutputs
 from pytest_chunkeval.tolerated import tolerant
 
 #: The name plugin.py registers this module under.
@@ -26,12 +25,6 @@ PLUGIN_NAME = "chunkeval-run"
 
 def _state(config: pytest.Config) -> ChunkevalState:
     return config.stash[STATE_KEY]
-
-
-def _outputs(config: pytest.Config) -> SessionOutputs:
-    outputs = config.pluginmanager.getplugin(OUTPUTS)
-    assert isinstance(outputs, SessionOutputs)
-    return outputs
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -201,12 +194,10 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 
 @tolerant
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """A worker sends its results to the controller, which writes the outputs once, from every worker's."""
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A worker sends its results to the controller, whose outputs plugin writes them once, from every worker's."""
     if is_worker(session.config):
         _send_results(session.config, _state(session.config))
-    else:
-        _outputs(session.config).finish(session, exitstatus)
 
 
 def _send_results(config: pytest.Config, state: ChunkevalState) -> None:
@@ -218,8 +209,3 @@ def _send_results(config: pytest.Config, state: ChunkevalState) -> None:
 @tolerant
 def pytest_unconfigure(config: pytest.Config) -> None:
     _state(config).close()
-
-
-@tolerant
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
-    _outputs(config).terminal_summary(terminalreporter)

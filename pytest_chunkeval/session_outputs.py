@@ -1,6 +1,11 @@
-"""What a finished ``pytest --chunkeval`` run shows and writes, owned by one object registered as a plugin (as
+"""What a finished ``pytest --chunkeval`` run shows and writes, owned by one plugin object with hooks of its own (as
 pytest's junitxml owns its XML file): the failed evaluation items it heard, the verdict, the report, every output
-file and the terminal summary. run_hooks.py's end-of-run hooks are one line each into it."""
+file, the run's exit status and the terminal summary.
+
+plugin.py registers it on the process that writes the outputs only: a serial run, or pytest-xdist's controller,
+which hears every worker's reports. A worker registers none (it has nothing to write), so no other module calls
+into it, and nothing in it asks which process it runs in.
+"""
 from __future__ import annotations
 
 import os
@@ -12,13 +17,14 @@ import pytest
 
 from pytest_chunkeval.flags import output_only_flags
 from pytest_chunkeval.output.escape import log_lines
+from pytest_chunkeval.tolerated import tolerant
 
 if TYPE_CHECKING:
     from pytest_chunkeval.output.report import Summary
     from pytest_chunkeval.session import ChunkevalState
     from pytest_chunkeval.verdict import FailureKind
 
-#: Registered under this name (``config.pluginmanager.getplugin``).
+#: Its name among the run's plugins (never blocked: its verdict decides the run's exit status).
 PLUGIN_NAME = "chunkeval-outputs"
 
 
@@ -55,9 +61,12 @@ class SessionOutputs:
             kind: FailureKind = getattr(report, "failure_kind", "other")  # NamedReport's; "other" for any else
             self.failed_items.append(FailedItem(report.nodeid, report.location[0], first, kind))
 
-    def finish(self, session: pytest.Session, exitstatus: int) -> None:
-        """Judge the verdict and write every output the options ask for (the xdist controller's, or a serial
-        run's). A lost output file fails a run that passed."""
+    @pytest.hookimpl(tryfirst=True)
+    @tolerant
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """Judge the verdict and write every output the options ask for. A lost output file fails a run that
+        passed, and so does a run with no verdict. First of the session's finishers, so that every other plugin
+        reads the exit status the verdict set; the terminal reporter prints its summary after all of them."""
         from pytest_chunkeval.output.outputs import write_outputs
         from pytest_chunkeval.output.report import build_report
         from pytest_chunkeval.verdict import Failure, judge
@@ -92,8 +101,10 @@ class SessionOutputs:
         note = drift_note(state.record_drift(), self.accept_command(), strict=state.options.misses == "fail")
         return [note] if note else []
 
-    def terminal_summary(self, terminal: pytest.TerminalReporter) -> None:
+    @tolerant
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """The summary table, the frontier, where the files went, and what to do about misses."""
+        terminal = terminalreporter
         if self.no_verdict:
             terminal.write_line(f"chunkeval: {self.items_reported} evaluation items ran but no verdict was made "
                                 "and no report written; the run fails (exit status 1)", red=True)

@@ -5,7 +5,7 @@ group (this package's built-ins among them), the grammar engines the ini configu
 ``chunkeval_grammar_config``), and the project's own strategy files and conftests. A later source may replace an
 earlier one's strategy of the same name - a project tuning ``fixed_size`` keeps the name its reports and records
 use - and every replacement is said, never silent. Two project files defining one name stay an error
-(:func:`pytest_chunkeval.strategy.registry`): picking one would evaluate the wrong code.
+(:func:`pytest_chunkeval.contract.registry`): picking one would evaluate the wrong code.
 """
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
+from pytest_chunkeval.contract import Registration
 from pytest_chunkeval.grid import Grid, Point, check_params, label, merged, needs_arguments, points
-from pytest_chunkeval.strategy import Registration
+from pytest_chunkeval.vocabulary import ENTRY_POINT_GROUP
 
-ENTRY_POINT_GROUP = "pytest_chunkeval.strategies"
 #: This package's built-ins that run only when asked for: a first run shows the strategies that answer "which way of
 #: chunking" (file_level, fixed_size, ast, function_level, the project's own and its grammars'); ast_context is a
 #: variant of ast, the peers are other people's chunkers to compare against. Each costs a full embedding of its chunks.
@@ -222,8 +222,8 @@ def load(
     the grammar settings', and those defined in ``folder`` (imported here) or in conftests under ``conftest_root``
     (imported by pytest)."""
     from pytest_chunkeval.chunking.grammar_strategies import registrations as grammar_registrations
+    from pytest_chunkeval.contract import registry
     from pytest_chunkeval.discovery import load_strategy_modules
-    from pytest_chunkeval.strategy import registry
 
     load_strategy_modules(folder)
     project = registry([folder], conftest_root=conftest_root)

@@ -1,5 +1,6 @@
 """The words every module shares: metric names and their keys, the default k and line budgets, the relevance modes,
-the retrieval modes (the values a ranking is made of are in ``ranking.py``).
+the retrieval modes, the entry-point group packages ship strategies under (the values a ranking is made of are in
+``ranking.py``).
 
 A metric key such as ``ndcg@10`` is written into reports, read back by comparisons against a stored base, matched by
 ``verify`` against trec_eval and shown in tables; when two modules spelled it by hand, nothing but a failing run said
@@ -16,6 +17,7 @@ __all__ = [
     "DEFAULT_BUDGETS",
     "DEFAULT_K",
     "DEFAULT_RETRIEVAL",
+    "ENTRY_POINT_GROUP",
     "EVAL_MODES",
     "FILE",
     "FTS",
@@ -39,6 +41,10 @@ __all__ = [
     "split_key",
     "split_mode_metric",
 ]
+
+#: The entry-point group through which packages (this one among them) ship strategies: read by every pytest run to
+#: name the strategy fixtures (fixtures.py) and by an evaluation to load them (sources.py).
+ENTRY_POINT_GROUP = "pytest_chunkeval.strategies"
 
 #: The ranking cutoff when none is configured (the ADR's protocol: the top 10 chunks of each query).
 DEFAULT_K = 10

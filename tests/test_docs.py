@@ -22,11 +22,11 @@ from types import ModuleType
 import pytest
 
 from pytest_chunkeval.chunking.boundary import chunk_problem
+from pytest_chunkeval.contract import resolve, unregister
 from pytest_chunkeval.discovery import exec_source
 from pytest_chunkeval.ranking import ChunkRef, Ranked, Relevant
 from pytest_chunkeval.scoring.metrics import evaluate_query, hit
 from pytest_chunkeval.scoring.quality import check
-from pytest_chunkeval.strategy import resolve, unregister
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

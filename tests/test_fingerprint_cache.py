@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from fake_model import fake_embedder
 
+from pytest_chunkeval.contract import registry
 from pytest_chunkeval.corpus import read_corpus
 from pytest_chunkeval.discovery import load_strategy_modules
 from pytest_chunkeval.fingerprint import index_fingerprint, strategy_fingerprint
 from pytest_chunkeval.retrieval.cache_store import EmbeddingCache
 from pytest_chunkeval.retrieval.identifiers import split_identifier, split_words
-from pytest_chunkeval.strategy import registry
 
 
 def test_each_text_is_embedded_once_across_calls_and_processes(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import pytest
 from fake_model import fake_embedder
 
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
+from pytest_chunkeval.contract import Registration
 from pytest_chunkeval.grid import (
     check_params,
     keyword,
@@ -29,7 +30,6 @@ from pytest_chunkeval.sources import StrategySet
 from pytest_chunkeval.strategies.ast import ast
 from pytest_chunkeval.strategies.fixed_size import fixed_size
 from pytest_chunkeval.strategies.function_level import function_level
-from pytest_chunkeval.strategy import Registration
 
 
 def test_values_are_read_plainly() -> None:

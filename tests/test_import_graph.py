@@ -64,7 +64,7 @@ def test_the_judges_sit_above_the_results_and_the_renderers_above_the_judges(gra
     """The arrows that once pointed up stay fixed where they were fixed: the sizes the chunkers measure are chunking's,
     the judges left scoring/, the Summary the verdict reads is the judges'."""
     place = graph_tool.layer_of
-    assert place("pytest_chunkeval.chunking.sizing") == place("pytest_chunkeval.strategy") == "chunking/retrieval"
+    assert place("pytest_chunkeval.chunking.sizing") == place("pytest_chunkeval.contract") == "chunking/retrieval"
     assert place("pytest_chunkeval.judges.comparison") == place("pytest_chunkeval.verdict") == "judges"
     assert place("pytest_chunkeval.judges.summary") == "judges" and place("pytest_chunkeval.judged") == "results"
     assert place("pytest_chunkeval.frontier.cli") == "plugin/CLI" and place("pytest_chunkeval.frontier.chart") == "output"

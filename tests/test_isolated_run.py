@@ -173,7 +173,7 @@ def test_conftests_that_define_strategies_on_the_way_to_a_suite_are_the_only_one
                       "golden/conftest.py": "import pytest_chunkeval\n",
                       "golden/shop/conftest.py": "import requests  # the project's tests\n",
                       "tests/conftest.py": "from pytest_chunkeval import strategy\n",  # not on the way
-                      "strategies/conftest.py": "import pytest_chunkeval.strategy\n"}.items():
+                      "strategies/conftest.py": "import pytest_chunkeval.contract\n"}.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     found = strategy_conftests(tmp_path, [tmp_path / "golden" / "shop", tmp_path / "strategies", Path("/elsewhere")])

@@ -13,13 +13,13 @@ from pytest_chunkeval.chunking.ast.chunker import AstChunker, ast_chunks
 from pytest_chunkeval.chunking.function_level import FunctionLevelChunker
 from pytest_chunkeval.chunking.lark.strategies import EbnfMetadataChunker
 from pytest_chunkeval.chunking.regex_config.chunker import GrammarChunker
+from pytest_chunkeval.contract import MAX_ERROR_REGIONS, PARSE_ERROR_LINES, note_error_lines
 from pytest_chunkeval.items import QUALITY, ReportedFailure
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.tables import summary_text
 from pytest_chunkeval.report_file import read_report
 from pytest_chunkeval.run_cache import BuildFacts
 from pytest_chunkeval.scoring.quality import error_regions, parse_errors
-from pytest_chunkeval.strategy import MAX_ERROR_REGIONS, PARSE_ERROR_LINES, note_error_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD = ROOT / "tests" / "data" / "avap_bad"

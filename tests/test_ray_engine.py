@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 from project_files import PROJECT_CORPUS, PROJECT_STRATEGIES, name_suites, write_strategies, write_suite
 
+from pytest_chunkeval.contract import Registration
 from pytest_chunkeval.retrieval.ray_engine import init_kwargs, merge_stats
-from pytest_chunkeval.strategy import Registration
 
 CORPUS = {
     "auth.py": PROJECT_CORPUS["auth.py"],
@@ -125,7 +125,7 @@ def test_init_arguments_are_quiet_and_give_local_workers_this_sys_path(tmp_path:
 
 def test_per_file_counters_add_up_and_derived_values_are_recomputed() -> None:
     from pytest_chunkeval import Strategy
-    from pytest_chunkeval.strategy import resolve
+    from pytest_chunkeval.contract import resolve
 
     class Counting(Strategy):
         name = "counting"
@@ -150,8 +150,8 @@ def test_per_file_counters_add_up_and_derived_values_are_recomputed() -> None:
 
 def test_a_worker_rebuilds_a_strategy_from_its_file_and_notices_an_edit(tmp_path: Path) -> None:
     """What a Ray worker does, in this process: import the registering file by path, call the factory, bind it."""
+    from pytest_chunkeval.contract import registrations, unregister
     from pytest_chunkeval.retrieval.ray_engine import StrategySpec
-    from pytest_chunkeval.strategy import registrations, unregister
 
     path = tmp_path / "ray_probe.py"
     body = "from pytest_chunkeval import FixedSizeChunker, strategy\n\n@strategy\ndef ray_probe():\n" \

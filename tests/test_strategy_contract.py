@@ -13,9 +13,9 @@ from pytest_chunkeval.chunk import Chunk, line_starts, span_chunk
 from pytest_chunkeval.chunking.ast.chunker import AstChunker
 from pytest_chunkeval.chunking.regex_config.chunker import GrammarChunker
 from pytest_chunkeval.chunking.sizing import ModelTokens, default_tokens, text_size
+from pytest_chunkeval.contract import WINDOW, Registration, Strategy, resolve, strategy
 from pytest_chunkeval.retrieval.model_files import default_model_dir
 from pytest_chunkeval.scoring.quality import check
-from pytest_chunkeval.strategy import WINDOW, Registration, Strategy, resolve, strategy
 
 CONFIG = Path(__file__).parents[1] / "strategies" / "avap_config.json"
 
@@ -148,9 +148,9 @@ def test_default_tokens_is_the_bundled_model() -> None:
 
 
 def test_no_module_probes_a_strategy_outside_the_contract() -> None:
-    """Only strategy.py reads a strategy object's attributes; everything else reads its Contract."""
+    """Only contract.py reads a strategy object's attributes; everything else reads its Contract."""
     package = Path(pytest_chunkeval.__file__).parent
     probe = re.compile(r"getattr\((strategy|strat|obj|s)\b")
-    offenders = [f"{p.relative_to(package)}:{n}" for p in package.rglob("*.py") if p.name != "strategy.py"
+    offenders = [f"{p.relative_to(package)}:{n}" for p in package.rglob("*.py") if p.name != "contract.py"
                  for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if probe.search(line)]
     assert offenders == []

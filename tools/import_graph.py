@@ -43,7 +43,7 @@ LAYER_OF: dict[str, str] = {
     "vocabulary": "core", "ranking": "core", "chunk": "core", "grid": "core", "corpus": "core", "golden": "core",
     "safe_yaml": "core", "settings.setting": "core", "redact": "core",
     # strategies cut files into chunks; the embedder and the tables index and search them
-    "strategy": "chunking/retrieval", "discovery": "chunking/retrieval", "sources": "chunking/retrieval",
+    "contract": "chunking/retrieval", "discovery": "chunking/retrieval", "sources": "chunking/retrieval",
     "fingerprint": "chunking/retrieval", "chunking": "chunking/retrieval", "strategies": "chunking/retrieval",
     "retrieval": "chunking/retrieval",
     # pure metrics and statistics: functions of rankings, relevance and chunks

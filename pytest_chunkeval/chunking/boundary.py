@@ -11,7 +11,7 @@ from typing import Any
 from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
 from pytest_chunkeval.chunking.time_limit import ChunkingTimeout, time_limit
-from pytest_chunkeval.strategy import Contract
+from pytest_chunkeval.contract import Contract
 
 #: How the limit is named in a fallback's reason, so the quality item can point at the setting.
 LIMIT_SETTING = "--chunkeval-chunk-timeout / ini chunkeval_chunk_timeout"

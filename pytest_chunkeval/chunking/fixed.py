@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pytest_chunkeval.chunk import Chunk, line_starts, span_chunk
 from pytest_chunkeval.chunking.sizing import check_unit
-from pytest_chunkeval.strategy import WINDOW, Strategy
+from pytest_chunkeval.contract import WINDOW, Strategy
 
 
 def window_spans(length: int, max_chunk_size: int = 1000, overlap: int = 100) -> list[tuple[int, int]]:

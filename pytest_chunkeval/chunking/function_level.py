@@ -45,7 +45,7 @@ from pytest_chunkeval.chunking.ast.languages import LanguageSpec
 from pytest_chunkeval.chunking.ast.split import Splitter, fold_small, line_spans
 from pytest_chunkeval.chunking.ast.tree import ParseTimeout, SyntaxTree, kind_of, name_getter, parse
 from pytest_chunkeval.chunking.sizing import SpanSizer, check_unit, span_sizer
-from pytest_chunkeval.strategy import PARSE_ERROR_LINES, ErrorLines, Strategy, note_error_lines
+from pytest_chunkeval.contract import PARSE_ERROR_LINES, ErrorLines, Strategy, note_error_lines
 
 ENGINE_VERSION = "1"
 STAT_KEYS = ("files", "chunks", "functions", "class_chunks", "remainder_chunks", "split_functions",

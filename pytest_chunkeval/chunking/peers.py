@@ -27,7 +27,7 @@ from typing import Any
 
 from pytest_chunkeval.chunk import Chunk, line_of, line_starts
 from pytest_chunkeval.chunking.ast.chunker import ast_chunks
-from pytest_chunkeval.strategy import Strategy
+from pytest_chunkeval.contract import Strategy
 
 
 def map_back(text: str, pieces: list[str], *, path: str, strategy: str, stats: dict[str, int]) -> list[Chunk]:

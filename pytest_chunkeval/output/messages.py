@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 from pytest_chunkeval.output.escape import log_text
 
 if TYPE_CHECKING:
+    from pytest_chunkeval.contract import Registration
     from pytest_chunkeval.judges.comparison import StrategyComparison
     from pytest_chunkeval.run_cache import BuildFacts
     from pytest_chunkeval.scoring.outcomes import QueryOutcome
     from pytest_chunkeval.scoring.quality import ParseErrors, QualityReport
-    from pytest_chunkeval.strategy import Registration
 
 SHOWN_EXAMPLES = 15  # uncovered lines or oversized chunks listed under a broken declaration
 WORST_QUERIES = 5  # the queries a failing gate lists, those that moved its metric most

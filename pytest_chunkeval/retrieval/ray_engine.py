@@ -37,9 +37,9 @@ from typing import Any
 import numpy as np
 
 from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.contract import Contract, Registration, registrations
 from pytest_chunkeval.discovery import exec_source
 from pytest_chunkeval.grid import Point
-from pytest_chunkeval.strategy import Contract, Registration, registrations
 
 #: Strategies rebuilt in this (worker) process, by spec: a worker runs many chunking tasks, the factory runs once.
 _BUILT: dict[StrategySpec, Contract] = {}

@@ -8,9 +8,9 @@ from pytest_chunkeval.discovery import discover_suites
 from pytest_chunkeval.golden import GoldenSuite, load_golden
 
 if TYPE_CHECKING:
+    from pytest_chunkeval.contract import Contract, Registration
     from pytest_chunkeval.options import Options
     from pytest_chunkeval.sources import StrategySet
-    from pytest_chunkeval.strategy import Contract, Registration
 
 
 class Catalog:

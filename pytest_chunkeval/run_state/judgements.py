@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pytest_chunkeval.contract import Registration
     from pytest_chunkeval.evaluate import StrategyRun
     from pytest_chunkeval.golden import GoldenSuite
     from pytest_chunkeval.judged import AgainstBaseline
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
     from pytest_chunkeval.run_state.base_side import BaseSide
     from pytest_chunkeval.run_state.catalog import Catalog
     from pytest_chunkeval.run_state.head_side import HeadSide
-    from pytest_chunkeval.strategy import Registration
 
 #: (suite key, row label): one result of the run.
 RowKey = tuple[str, str]

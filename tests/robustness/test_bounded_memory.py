@@ -179,7 +179,7 @@ def test_the_measurement_tool_writes_projects_whose_hostile_file_the_caps_catch(
 
     from tool_modules import load_tool
 
-    from pytest_chunkeval.strategy import unregister
+    from pytest_chunkeval.contract import unregister
 
     tool = load_tool("measure_memory")
     long_line, _ = tool.scenario(Namespace(scenario="long-line", mb=2, strategy=""), tmp_path / "a")
@@ -206,8 +206,8 @@ def test_a_ray_worker_caps_each_file_as_the_driver_asks(tmp_path: Path) -> None:
 
     import numpy as np
 
+    from pytest_chunkeval.contract import Registration, unregister
     from pytest_chunkeval.retrieval.ray_engine import StrategySpec, chunk_rows
-    from pytest_chunkeval.strategy import Registration, unregister
 
     path = tmp_path / "ray_cap_probe.py"
     path.write_text("from pytest_chunkeval import FixedSizeChunker, strategy\n\n@strategy\ndef ray_cap_probe():\n"

@@ -14,7 +14,7 @@ from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.boundary import chunk_file
 from pytest_chunkeval.chunking.regex_config.chunker import GrammarChunker
 from pytest_chunkeval.chunking.time_limit import time_limit, usable
-from pytest_chunkeval.strategy import Strategy, resolve
+from pytest_chunkeval.contract import Strategy, resolve
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="the limit needs SIGALRM (not Windows)")
 

@@ -19,9 +19,9 @@ from pytest_chunkeval.chunking.boundary import chunk_file
 from pytest_chunkeval.chunking.fixed import FileLevelChunker
 from pytest_chunkeval.chunking.sizing import default_tokens
 from pytest_chunkeval.chunking.worker import IsolatedChunker, available
+from pytest_chunkeval.contract import Registration, Strategy, resolve
 from pytest_chunkeval.evaluate_chunking import chunk_corpus
 from pytest_chunkeval.sources import THIS_PACKAGE, packaged, runs_isolated
-from pytest_chunkeval.strategy import Registration, Strategy, resolve
 
 pytestmark = pytest.mark.skipif(not available() or not hasattr(signal, "setitimer"),
                                 reason="isolation needs fork, its time limit SIGALRM (not Windows)")

@@ -24,7 +24,7 @@ from pytest_chunkeval.chunk import Chunk, line_starts, span_chunk
 from pytest_chunkeval.chunking.lark.engine import BracketNewlines, LarkGrammar, SourceSyntaxError
 from pytest_chunkeval.chunking.lark.summary import BLOCK_SUFFIX, serialize, summarize
 from pytest_chunkeval.chunking.render_summary import render_header
-from pytest_chunkeval.strategy import Strategy
+from pytest_chunkeval.contract import Strategy
 
 
 def _block_facts(grammar: LarkGrammar) -> tuple[dict[str, str], tuple[str, ...], set[str]]:

@@ -38,7 +38,7 @@ from pytest_chunkeval.chunking.regex_config.config import GrammarConfig, load_co
 from pytest_chunkeval.chunking.regex_config.scanner import Node, Scan, scan
 from pytest_chunkeval.chunking.render_summary import render_tags
 from pytest_chunkeval.chunking.sizing import check_unit
-from pytest_chunkeval.strategy import WINDOW, Strategy
+from pytest_chunkeval.contract import WINDOW, Strategy
 
 MAX_CONTEXT_CHARS = 200
 
