@@ -253,7 +253,7 @@ def compared_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
 
 
 def test_against_a_base_the_verdict_log_junit_and_json_name_every_hostile_change(
-        compared_run: tuple[pytest.RunResult, Path, str]) -> None:
+        compared_run: tuple[pytest.RunResult, Path, str], pytester: pytest.Pytester) -> None:
     result, root, _ = compared_run
     report = json.loads((root / "out.json").read_text())
     (suite,) = report["suites"].values()
@@ -269,6 +269,13 @@ def test_against_a_base_the_verdict_log_junit_and_json_name_every_hostile_change
     assert [line for line in lines if line.startswith("::error ") and "regression" in line]
     names = [c.get("name", "") + c.get("classname", "") for c in ET.parse(root / "junit.xml").getroot().iter("testcase")]
     assert names and not [n for n in names if RAW.search(n) or "\n" in n]
+    # The hostile file edited: the base is refused before any item runs, the suite and the file named on one line.
+    (root / "golden" / SUITE / "corpus" / CORPUS).write_text("alpha\n" * 11)
+    refused = run(pytester, "--chunkeval-compare=base.json", "--chunkeval-retrieval=vector", "--chunkeval-k=3",
+                  "--chunkeval-strategies=file_level", f"--chunkeval-baseline={STRATEGY}")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in assert_inert_log(refused) if f"{SHOWN_KEY} corpus: base " in line
+            and f"files that differ: {log_text(CORPUS)})" in line]
 
 
 @pytest.mark.parametrize("output", ["report", "job summary", "comment"])
