@@ -67,6 +67,7 @@ class SessionOutputs:
         """Judge the verdict and write every output the options ask for. A lost output file fails a run that
         passed, and so does a run with no verdict. First of the session's finishers, so that every other plugin
         reads the exit status the verdict set; the terminal reporter prints its summary after all of them."""
+        from pytest_chunkeval.output.escape import node_id
         from pytest_chunkeval.output.outputs import write_outputs
         from pytest_chunkeval.output.report import build_report
         from pytest_chunkeval.verdict import Failure, judge
@@ -81,7 +82,8 @@ class SessionOutputs:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
         failures = [Failure(item.nodeid, item.kind, item.first_line) for item in self.failed_items]
-        summary.verdict = judge(summary, failures, accept=self.accept_command(), notes=self._miss_notes())
+        summary.verdict = judge(summary, failures, accept=self.accept_command(), notes=self._miss_notes(),
+                                node_part=node_id)  # the items' ids hold their names so escaped
         self.summary = summary  # the verdict is printed whatever happens to the files below
         # Only a run that went through writes the report, Markdown, chart and accepted misses; an interrupted or
         # broken one leaves the earlier report as it was and writes what it has beside it, marked incomplete.

@@ -13,7 +13,7 @@ pytest-xdist), so an item's id or message can change without moving its failures
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -73,10 +73,13 @@ _ORDER = ("regression", "size", "warnings", "build", "miss", "fixed", "fallback"
 
 
 def judge(summary: Summary | None, failures: list[Failure], accept: str = "pytest --chunkeval "
-          "--chunkeval-accept-misses", notes: Sequence[str] = ()) -> Verdict:
+          "--chunkeval-accept-misses", notes: Sequence[str] = (),
+          node_part: Callable[[str], str] = str) -> Verdict:
     """The verdict of a run: ``failures`` are its failed evaluation items; ``summary`` gives the comparison's and
     the results' details (None when nothing was evaluated). ``accept`` is the command that records misses;
-    ``notes`` are the run's own (a drifted record), said after the comparison's."""
+    ``notes`` are the run's own (a drifted record), said after the comparison's. ``node_part`` is how a suite key or
+    a strategy label reads in an item's id (the plugin escapes a name holding a newline or ``::`` there): a
+    comparison item's failure is matched to its comparison by it."""
     grouped: dict[FailureKind, list[str]] = {}
     for f in failures:
         if f.kind == "comparison":
@@ -84,7 +87,8 @@ def judge(summary: Summary | None, failures: list[Failure], accept: str = "pytes
         grouped.setdefault(f.kind, []).append(f"{f.nodeid}: {f.first_line}")
     reasons: dict[str, Reason] = {}
     if summary is not None:
-        reasons.update(_comparison_reasons(summary, {f.where for f in failures if f.kind == "comparison"}))
+        failed_at = {f.where for f in failures if f.kind == "comparison"}
+        reasons.update(_comparison_reasons(summary, failed_at, node_part))
     for kind, lines in grouped.items():
         reasons[kind] = Reason(_TITLES[kind], tuple(lines), _SETTLE[kind].format(accept=accept))
     compared = {f.where for f in failures if f.kind == "comparison"}
@@ -100,7 +104,7 @@ def judge(summary: Summary | None, failures: list[Failure], accept: str = "pytes
     return verdict
 
 
-def _comparison_reasons(summary: Summary, failed_at: set[str]) -> dict[str, Reason]:
+def _comparison_reasons(summary: Summary, failed_at: set[str], node_part: Callable[[str], str]) -> dict[str, Reason]:
     regressions: list[str] = []
     growth: list[str] = []
     warnings: list[str] = []
@@ -108,7 +112,7 @@ def _comparison_reasons(summary: Summary, failed_at: set[str]) -> dict[str, Reas
                                                                                    summary.correction)
     for key, suite in summary.comparisons.items():
         for label, c in suite.strategies.items():
-            if f"{key}::{label}" not in failed_at:
+            if f"{node_part(key)}::{node_part(label)}" not in failed_at:
                 continue
             for d in c.deltas:
                 if d.regressed:

@@ -1,6 +1,7 @@
 """``FakeSentenceModel``, the named stand-in for the embedding model that tests use to count what is embedded.
 
-Its vectors come from text length: it proves what is embedded, cached and shared, never a retrieval result.
+Its vectors come from text length: it proves what is embedded, cached and shared, never a retrieval result;
+``MarkerModel`` is the stand-in whose rankings a test chooses.
 """
 from __future__ import annotations
 
@@ -35,3 +36,14 @@ def fake_embedder(tmp_path: Path, weights: bytes = b"weights") -> tuple[Embedder
     emb = Embedder(str(model_dir), cache=EmbeddingCache(tmp_path / "cache.sqlite"))
     emb._model = fake
     return emb, fake
+
+
+class MarkerModel:
+    """Vectors that say which marker words a text holds ("alpha", "beta", and "zeta" at half weight), plus a
+    constant: a test decides what ranks first for a query by the words its files and queries hold."""
+
+    max_seq_length = 256
+
+    def encode(self, texts: list[str], **_: object) -> np.ndarray:
+        return np.array([[float("alpha" in t), float("beta" in t), 0.5 * ("zeta" in t), 0.1] for t in texts],
+                        dtype=np.float32)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shlex
 from pathlib import Path
 
 from hand_made_results import CHUNKS, KEY, made_comparison, made_suite, made_summary
@@ -15,6 +16,7 @@ from markdown_it import MarkdownIt
 
 from pytest_chunkeval.github.comment import build_body
 from pytest_chunkeval.judges.comparison import QueryChange
+from pytest_chunkeval.output import headline
 from pytest_chunkeval.output.annotations import annotation_lines
 from pytest_chunkeval.output.escape import (
     command_data,
@@ -33,6 +35,7 @@ from pytest_chunkeval.output.tables import summary_text
 from pytest_chunkeval.ranking import Relevant
 from pytest_chunkeval.results import ChunkSpan, QuerySpec, RankedChunk
 from pytest_chunkeval.scoring.outcomes import QueryOutcome
+from pytest_chunkeval.verdict import Failure, judge
 
 NAME = "x\n::error file=pwned.py::injected\n## Verdict: ✅ PASS <img src=x onerror=alert(1)>.py"
 TEXT = "How are passwords hashed?\r\n## Verdict: ✅ PASS <img src=https://evil.test/q.png> `code` [a](b)"
@@ -144,6 +147,21 @@ def test_md_cell_never_splits_a_table_row_nor_makes_a_link_or_html(cells: list[s
 def test_md_code_is_one_code_span(text: str) -> None:
     (paragraph,) = [t for t in PARSER.parse(f"x {md_code(text)}") if t.type == "inline"]
     assert [c.type for c in paragraph.children or []] == ["text", "code_inline"]
+
+
+SUMMARY = made_summary()
+
+
+@given(hostile_text)
+def test_what_settles_a_miss_shows_the_runs_command_as_one_code_span_whatever_it_quotes(name: str) -> None:
+    """The command that records misses is this run's own command line: a setting's value in it (a strategy name
+    holding a newline, a backtick, "## ") stays inside its code span, and the text around it stays text."""
+    command = shlex.join(["pytest", "--chunkeval", f"--chunkeval-baseline={name}", "--chunkeval-accept-misses"])
+    verdict = judge(None, [Failure("golden/s/queries.yaml::ast::q", "miss", "MISS: q")], accept=command)
+    (settle,) = [line for line in headline.markdown(verdict, SUMMARY) if line.startswith("- ↳ ")]
+    (item,) = [t for t in PARSER.parse(settle) if t.type == "inline"]
+    assert [c.type for c in item.children or []] == ["text", "code_inline", "text"], settle
+    assert (item.children or [])[1].content == log_text(command)
 
 
 @given(hostile_text)

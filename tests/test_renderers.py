@@ -200,7 +200,7 @@ def test_the_markdown_report_renders_verdict_tables_and_details_from_the_value()
     assert order == sorted(order)
     assert "| ast | 0.800 [0.70–0.90] |" in md and "| +24.6% (p=0.042) | 1 | fail: ndcg,size |" in md
     assert "- **crashy failed to build**: ValueError: c.json:4: $.blocks: not a list" in md
-    assert "- **ast**: ndcg@10 (file) fell 0.9000 -> 0.7000" in md
+    assert "- **ast**: ndcg@10 (file) fell 0.9000 -&gt; 0.7000" in md  # text (md_text): it reads "->"
     assert "<summary>ast: 1 lost, 0 gained queries</summary>" in md
     assert "  - head's top 3: `z.py:1-2`" in md and "Compared with base `main` (0123456789)" in md
 

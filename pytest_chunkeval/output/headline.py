@@ -58,11 +58,22 @@ def markdown(verdict: Verdict, summary: Summary) -> list[str]:
     for r in verdict.reasons:
         out.append(f"**{r.title}** ({len(r.lines)})")
         out += [f"- {_code(line)}" for line in _shown(r.lines)]
-        out += [f"- ↳ {r.settle}", ""]
+        out += [f"- ↳ {_settle(r.settle)}", ""]
     if verdict.notes:
         out += [f"- {md_text(n)}" for n in verdict.notes[:SHOWN]]
         out.append("")
     return out
+
+
+def _settle(text: str) -> str:
+    """What settles a reason: text around one command in backticks (``record it: `pytest …` ``). The command is
+    this run's own command line, which may quote a setting's value (a strategy name holding a newline or a
+    backtick), so it is one code span of its own, whatever it holds, and the text around it is text."""
+    before, tick, rest = text.partition("`")
+    code, close, after = rest.rpartition("`")
+    if not (tick and close):
+        return md_text(text)
+    return f"{md_text(before)}{md_code(code)}{md_text(after)}"
 
 
 def _code(line: str) -> str:

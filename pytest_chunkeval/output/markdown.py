@@ -122,20 +122,21 @@ def sections(summary: Summary) -> list[str]:
     for key in summary.comparisons:
         part = ["## Head vs base: " + md_text(key), ""]
         part += render_markdown(comparison_table(summary, key, FILE))
-        part += [comparison_legend(summary), ""]
+        part += [md_text(comparison_legend(summary)), ""]
         part += [f"- **{md_text(line)}**" for line in resolving_lines(summary, key)]
         part += [f"- {md_text(line)}" for line in query_changes_lines(summary, key)]
         part += [f"- not compared: {md_text(line)}" for line in not_compared_lines(summary, key)]
         for c in summary.comparisons[key].strategies.values():
             if c.failed:
-                part += [f"- **{md_text(c.strategy)}**: " + "; ".join(c.problems())]
+                # A problem may quote a new warning, which names a corpus file.
+                part += [f"- **{md_text(c.strategy)}**: " + md_text("; ".join(c.problems()))]
         out.append("\n".join(part) + "\n")
     for key, suite in summary.suites.items():
         part = [f"## {md_text(suite.heading)}", ""]
         part += render_markdown(retrieval_table(summary, key))
-        part += [retrieval_legend(summary), ""]
+        part += [md_text(retrieval_legend(summary)), ""]  # the legends name the baseline, a setting's value
         part += render_markdown(index_table(summary, key))
-        part += [index_legend(summary, key), ""]
+        part += [md_text(index_legend(summary, key)), ""]
         failed = {s.name: s.failed for s in suite.strategies.values() if s.failed}
         part += [f"- **{md_text(name)} failed to build**: {md_text(why)}" for name, why in failed.items()]
         shown = tuple(f"{name}: failed to build" for name in failed)  # said above, in bold

@@ -201,9 +201,9 @@ def gate_failure(name: str, gate: str, against: str, detail: str, *, metric: str
 
         worst = sorted(candidate, key=lambda q: value(candidate, q) - value(baseline, q))[:WORST_QUERIES]
         lines.append(f"worst queries ({metric}, {mode} mode, candidate vs baseline):")
-        lines += [f"  {q}: {value(candidate, q):.3f} vs {value(baseline, q):.3f} — {log_text(candidate[q].query.text)}"
+        lines += [f"  {q}: {value(candidate, q):.3f} vs {value(baseline, q):.3f} — {candidate[q].query.text}"
                   for q in worst]
-    return "\n".join(lines)
+    return "\n".join(map(log_text, lines))  # the baseline (a setting), a query id or text: each line one line
 
 
 def comparison_failure(cmp: StrategyComparison, *, against: str, k: int, tolerance: float, alpha: float | None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.grid import grid_text
+from pytest_chunkeval.output.escape import log_text
 
 if TYPE_CHECKING:
     from pytest_chunkeval.base_ref import BaseEvaluation, BaseRefError
@@ -116,7 +117,8 @@ class BaseSide:
                     else f"--chunkeval-compare {self.options.compare}")
             self._comparable = (
                 f"{what} was not made like this run, so no number of it is compared with this run's "
-                "(evaluate both sides with the same settings and corpus):\n" + "\n".join(f"  {d}" for d in found)
+                "(evaluate both sides with the same settings and corpus):\n"
+                + "\n".join(f"  {log_text(d)}" for d in found)  # a suite or a file that differs, named on one line
                 if found else "", unchecked)
         message, unchecked = self._comparable
         if message:
