@@ -27,6 +27,7 @@ they are not isolated further here.
 """
 from __future__ import annotations
 
+import builtins
 import contextlib
 import faulthandler
 import gc
@@ -48,6 +49,9 @@ from pytest_chunkeval.contract import Contract
 #: Seconds past the per-file limit before the parent kills a worker: the worker's own alarm gets the first chance
 #: (it keeps the worker), a strategy that swallows it is killed.
 GRACE = 1.0
+
+#: Warnings a worker sends back per file: enough to show what warns, never a flood through the pipe.
+MAX_WARNINGS = 20
 MEMORY_SETTING = "--chunkeval-strategy-memory / ini chunkeval_strategy_memory"
 
 
@@ -66,6 +70,7 @@ class FilePart:
     stats: dict[str, Any] = field(default_factory=dict)
     timed_out: bool = False
     ended: str | None = None  # the worker process ended while chunking this file: how (killed at the limit included)
+    warned: list[tuple[str, str, str, int]] = field(default_factory=list)  # (message, category, file, line)
 
 
 class IsolatedChunker:
@@ -79,6 +84,7 @@ class IsolatedChunker:
         self.memory_mb = memory_mb or None
         self.max_chunks = max_chunks
         self._worker: _Worker | None = None
+        self._warned: set[tuple[str, str, str, int]] = set()
 
     def __call__(self, files: list[tuple[str, str]]) -> list[FilePart]:
         parts: list[FilePart] = []
@@ -102,6 +108,7 @@ class IsolatedChunker:
         deadline = self.limit + GRACE if self.limit is not None else None
         reply = worker.ask(path, text, deadline)
         if isinstance(reply, FilePart):
+            self._warn(reply.warned)
             return reply
         self._worker = None
         if reply == _TIMEOUT:
@@ -113,6 +120,19 @@ class IsolatedChunker:
             return part
         how = worker.ended()
         return self._fallback(path, text, f"the strategy's process {how} while chunking this file", ended=how)
+
+    def _warn(self, warned: list[tuple[str, str, str, int]]) -> None:
+        """The warnings the strategy raised in its worker, raised again here, each once per run of this chunker: in
+        the worker they would go to /dev/null, and pytest's warnings summary is where a user looks for them (a
+        dependency's warning is shown there, never a failure: the items' tolerated filters apply here too)."""
+        for entry in warned:
+            if entry in self._warned:
+                continue
+            self._warned.add(entry)
+            message, category, filename, lineno = entry
+            found = getattr(builtins, category, None)
+            kind = found if isinstance(found, type) and issubclass(found, Warning) else UserWarning
+            warnings.warn_explicit(message, kind, filename, lineno)
 
     def _fallback(self, path: str, text: str, problem: str, ended: str | None = None) -> FilePart:
         chunks = [replace(c, path=path, strategy=self.name) for c in FixedSizeChunker(name=self.name).chunk(path, text)]
@@ -238,14 +258,16 @@ def _serve(conn: Connection, strategy: Contract, name: str, limit: float | None,
         strategy.reset_stats()
         fallbacks: list[str] = []
         timed_out: list[str] = []
-        chunks = chunk_file(guarded, name, path, text, fallbacks, limit, timed_out, max_chunks)
+        with warnings.catch_warnings(record=True) as caught:  # the run's filters, inherited: an "error" still raises
+            chunks = chunk_file(guarded, name, path, text, fallbacks, limit, timed_out, max_chunks)
+        warned = [(str(w.message), w.category.__name__, str(w.filename), int(w.lineno)) for w in caught[:MAX_WARNINGS]]
         try:
-            conn.send((path, [_plain(c) for c in chunks], fallbacks, strategy.stats(), bool(timed_out)))
+            conn.send((path, [_plain(c) for c in chunks], fallbacks, strategy.stats(), bool(timed_out), warned))
         except Exception as exc:  # its chunks or counters do not pickle: windows, and why
             windows = [_plain(replace(c, path=path, strategy=name))
                        for c in FixedSizeChunker(name=name).chunk(path, text)]
             conn.send((path, windows, [f"{path}: its output cannot leave its process: {type(exc).__name__}: {exc}"],
-                       {}, bool(timed_out)))
+                       {}, bool(timed_out), warned))
 
 
 #: A chunk crosses the pipe as the tuple of its fields, and a part as a tuple: plain values, so the parent rebuilds
@@ -261,8 +283,9 @@ def _plain(chunk: Chunk) -> tuple[Any, ...]:
 def _part(reply: Any) -> FilePart | None:
     """The worker's reply as a :class:`FilePart` (None: not a reply a worker makes)."""
     try:
-        path, chunks, fallbacks, stats, timed_out = reply
-        return FilePart(path, [Chunk(*values) for values in chunks], list(fallbacks), dict(stats), bool(timed_out))
+        path, chunks, fallbacks, stats, timed_out, warned = reply
+        return FilePart(path, [Chunk(*values) for values in chunks], list(fallbacks), dict(stats), bool(timed_out),
+                        warned=[(str(m), str(c), str(f), int(n)) for m, c, f, n in warned])
     except (TypeError, ValueError):
         return None
 
