@@ -46,13 +46,19 @@ def test_an_interrupted_run_leaves_the_last_report_and_writes_a_partial_one_besi
     report = project.path / ".chunkeval" / "chunkeval-report.json"
     before = report.read_text()
     assert json.loads(before)["complete"] is True
-    # A strategy module after the others (modules load in name order): Ctrl-C arrives in the middle of the run.
+    # A strategy module after the others (modules load in name order): Ctrl-C arrives in the middle of the run. As a
+    # SIGINT to the run's process (the module is imported there), as a terminal's Ctrl-C reaches it: a project's
+    # strategy chunks in a worker process, where a KeyboardInterrupt of its own is only that file's failure.
     write_strategies(project.path, {"zz_interrupting.py": (
-        "from pytest_chunkeval import Strategy, strategy\n\n\n"
+        "import os, signal, time\n\n"
+        "from pytest_chunkeval import Strategy, strategy\n\n"
+        "RUN = os.getpid()\n\n\n"
         "class Interrupting(Strategy):\n"
         "    name = 'zz_interrupting'\n\n"
         "    def chunk(self, path, text):\n"
-        "        raise KeyboardInterrupt\n\n\n"
+        "        os.kill(RUN, signal.SIGINT)\n"
+        "        time.sleep(5)\n"
+        "        return []\n\n\n"
         "@strategy\n"
         "def zz_interrupting():\n"
         "    return Interrupting()\n"
