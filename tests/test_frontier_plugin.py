@@ -37,7 +37,8 @@ def test_the_frontier_flag_prints_the_frontier_and_adds_it_to_markdown_and_a_cha
     strategies = json.loads((grid_project.path / ".chunkeval" / "chunkeval-report.json").read_text())[
         "suites"]["golden/shop/queries.yaml"]["strategies"]
     assert {k: strategies[DEFAULT][k] for k in ("family", "params", "defaults")} == {
-        "family": "fixed_size", "params": {"size": 1000, "overlap": 100}, "defaults": {"size": 1000, "overlap": 100}}
+        "family": "fixed_size", "params": {"size": 1000, "overlap": 100}, "defaults": {"size": 1000, "overlap": 100,
+                                                                            "size_unit": "chars"}}
     assert "family" not in strategies["file_level"]
     markdown = (grid_project.path / "out" / "summary.md").read_text()
     assert "## Frontier" in markdown and "![frontier](chart-frontier.png)" in markdown
