@@ -60,7 +60,8 @@ def hub_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _check_in_subprocess(endpoint: str, cache: Path, allow: bool) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HF_ENDPOINT": endpoint, "HF_HUB_CACHE": str(cache), "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
-    env.pop("HF_HUB_OFFLINE", None)
+    for offline in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):  # either one keeps huggingface_hub offline; an
+        env.pop(offline, None)  # in-process model load earlier in this session may have set them
     return subprocess.run([sys.executable, "-c", _CHECK, REPO, "allow" if allow else "refuse"], env=env,
                           capture_output=True, text=True, timeout=120)
 
