@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from pytest_chunkeval.chunking import worker
-from pytest_chunkeval.chunking.boundary import LIMIT_SETTING, MAX_CHUNKS_PER_FILE
+from pytest_chunkeval.chunking.boundary import LIMIT_SETTING
 from pytest_chunkeval.chunking.time_limit import DEFAULT_MEMORY_MB, DEFAULT_SECONDS
 from pytest_chunkeval.contract import Contract, Registration, resolve
 from pytest_chunkeval.evaluate_chunking import RemoteChunker, chunk_corpus, count_and_check
@@ -35,7 +35,7 @@ from pytest_chunkeval.retrieval.table_rows import Hit, Row
 from pytest_chunkeval.run_cache import BuildFacts, FactsCache, ScoredSearch
 from pytest_chunkeval.scoring.outcomes import QueryOutcome, aggregate, score_query
 from pytest_chunkeval.sources import runs_isolated
-from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL
+from pytest_chunkeval.vocabulary import DEFAULT_K, DEFAULT_RETRIEVAL, MAX_CHUNKS_PER_FILE
 
 __all__ = ["BuildFailed", "Evaluator", "QueryOutcome", "EvalConfig", "StrategyRun", "skip_reason"]
 

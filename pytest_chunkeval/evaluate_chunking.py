@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
-from pytest_chunkeval.chunking.boundary import MAX_CHUNKS_PER_FILE, chunk_file
+from pytest_chunkeval.chunking.boundary import chunk_file
 from pytest_chunkeval.chunking.time_limit import alarm_handler
 from pytest_chunkeval.contract import Contract
 from pytest_chunkeval.retrieval.remote import Tokens
 from pytest_chunkeval.scoring.quality import QualityReport, check
+from pytest_chunkeval.vocabulary import MAX_CHUNKS_PER_FILE
 
 #: Chunks (path, text) pairs elsewhere (the Ray engine, bound to the registration and model) and returns one part per
 #: file with ``path``, ``chunks``, ``fallbacks`` and ``stats``, in file order.

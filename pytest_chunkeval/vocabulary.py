@@ -46,6 +46,13 @@ __all__ = [
 #: name the strategy fixtures (fixtures.py) and by an evaluation to load them (sources.py).
 ENTRY_POINT_GROUP = "pytest_chunkeval.strategies"
 
+#: Chunks a strategy may return for one file before the file falls back to windows. A 1 MiB file (the corpus's
+#: size cap) cut into the fallback's 1,000-character windows is about 1,200 chunks, and the finest real strategies
+#: (a chunk per statement) stay far below this; past it a chunk list is a bug, and each chunk costs memory, an
+#: embedding (~40 ms on a CPU) and a line of the report: 10^6 chunks of one file took 4.5 GB and a 253 MB report.
+#: Here, light, because the settings table every pytest run imports names it as a default.
+MAX_CHUNKS_PER_FILE = 10_000
+
 #: The ranking cutoff when none is configured (the ADR's protocol: the top 10 chunks of each query).
 DEFAULT_K = 10
 

@@ -12,14 +12,10 @@ from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
 from pytest_chunkeval.chunking.time_limit import ChunkingTimeout, time_limit
 from pytest_chunkeval.contract import Contract
+from pytest_chunkeval.vocabulary import MAX_CHUNKS_PER_FILE
 
 #: How the limit is named in a fallback's reason, so the quality item can point at the setting.
 LIMIT_SETTING = "--chunkeval-chunk-timeout / ini chunkeval_chunk_timeout"
-#: Chunks a strategy may return for one file before the file falls back to windows. A 1 MiB file (the corpus's
-#: size cap) cut into the fallback's 1,000-character windows is about 1,200 chunks, and the finest real strategies
-#: (a chunk per statement) stay far below this; past it a chunk list is a bug, and each chunk costs memory, an
-#: embedding (~40 ms on a CPU) and a line of the report: 10^6 chunks of one file took 4.5 GB and a 253 MB report.
-MAX_CHUNKS_PER_FILE = 10_000
 MAX_CHUNKS_SETTING = "--chunkeval-max-chunks-per-file / ini chunkeval_max_chunks_per_file"
 
 

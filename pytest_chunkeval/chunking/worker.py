@@ -41,10 +41,11 @@ from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
 from pytest_chunkeval.chunk import Chunk
-from pytest_chunkeval.chunking.boundary import LIMIT_SETTING, MAX_CHUNKS_PER_FILE, chunk_file
+from pytest_chunkeval.chunking.boundary import LIMIT_SETTING, chunk_file
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
 from pytest_chunkeval.chunking.time_limit import DEFAULT_MEMORY_MB
 from pytest_chunkeval.contract import Contract
+from pytest_chunkeval.vocabulary import MAX_CHUNKS_PER_FILE
 
 #: Seconds past the per-file limit before the parent kills a worker: the worker's own alarm gets the first chance
 #: (it keeps the worker), a strategy that swallows it is killed.

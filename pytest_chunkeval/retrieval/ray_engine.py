@@ -134,7 +134,8 @@ def chunk_rows(batch: dict[str, Any], spec: StrategySpec, max_chunks: int | None
     can add them up in file order (:func:`merge_stats`). Pickled rather than columns: a chunk may carry any metadata.
     ``max_chunks`` is the driver's chunk cap (None: the default).
     """
-    from pytest_chunkeval.chunking.boundary import MAX_CHUNKS_PER_FILE, chunk_file
+    from pytest_chunkeval.chunking.boundary import chunk_file
+    from pytest_chunkeval.vocabulary import MAX_CHUNKS_PER_FILE
 
     cap = MAX_CHUNKS_PER_FILE if max_chunks is None else max_chunks
 

@@ -188,8 +188,8 @@ def base_caps(o: Options) -> dict[str, int]:
     """The head's size and chunk caps that are not the defaults, as ini keys: the base must read and chunk the same
     files the same way, or every comparison would be of different corpora. The defaults are left out, so a run with
     them gives a base the command it always had (a base from before these settings would warn of an unknown key)."""
-    from pytest_chunkeval.chunking.boundary import MAX_CHUNKS_PER_FILE
     from pytest_chunkeval.corpus import MAX_FILE_BYTES
+    from pytest_chunkeval.vocabulary import MAX_CHUNKS_PER_FILE
 
     caps = {"chunkeval_max_file_bytes": (o.max_file_bytes, MAX_FILE_BYTES),
             "chunkeval_max_chunks_per_file": (o.max_chunks_per_file, MAX_CHUNKS_PER_FILE)}

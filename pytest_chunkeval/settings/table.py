@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_chunkeval.chunking.boundary import MAX_CHUNKS_PER_FILE
 from pytest_chunkeval.chunking.time_limit import DEFAULT_MEMORY_MB, DEFAULT_SECONDS
 from pytest_chunkeval.corpus import MAX_FILE_BYTES
 from pytest_chunkeval.retrieval.devices import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
@@ -42,7 +41,15 @@ from pytest_chunkeval.settings.setting import (
     numeric,
     resolve,
 )
-from pytest_chunkeval.vocabulary import COLUMN_GROUPS, DEFAULT_K, DEFAULT_RETRIEVAL, FILE, RANK_MODES, RETRIEVAL_MODES
+from pytest_chunkeval.vocabulary import (
+    COLUMN_GROUPS,
+    DEFAULT_K,
+    DEFAULT_RETRIEVAL,
+    FILE,
+    MAX_CHUNKS_PER_FILE,
+    RANK_MODES,
+    RETRIEVAL_MODES,
+)
 
 if TYPE_CHECKING:  # every pytest run reads this table (pytest_addoption): the parsers' modules load when one parses
     from pytest_chunkeval.retrieval.storage import StorageOptions

@@ -17,11 +17,12 @@ from fake_model import FakeSentenceModel
 from project_files import SHOP_CORPUS, SHOP_GOLDEN, name_suites, run, write_strategies, write_suite
 
 from pytest_chunkeval.chunk import Chunk, line_starts, span_chunk
-from pytest_chunkeval.chunking.boundary import MAX_CHUNKS_PER_FILE, chunk_file
+from pytest_chunkeval.chunking.boundary import chunk_file
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
 from pytest_chunkeval.corpus import MAX_FILE_BYTES, read_corpus
 from pytest_chunkeval.golden import GoldenError, load_golden
 from pytest_chunkeval.retrieval.embed import Embedder
+from pytest_chunkeval.vocabulary import MAX_CHUNKS_PER_FILE
 
 TEXT = "".join(f"line {i}\n" for i in range(40))
 
