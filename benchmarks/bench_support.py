@@ -110,6 +110,18 @@ def registrations() -> dict[str, Any]:  # name -> pytest_chunkeval.contract.Regi
     return load(folder, [folder / "avap.lark"], [folder / "avap_config.json"], root=ROOT).available
 
 
+def strategy_files(corpus: Any, strategy_name: str) -> tuple[Any, dict[str, str]]:
+    """The strategy resolved as an evaluation resolves it (its contract) and the corpus files it handles, in file
+    order; a strategy unavailable here skips the benchmark."""
+    from pytest_chunkeval.contract import resolve
+
+    reg = registrations()[strategy_name]
+    contract = resolve(reg.build(), name=reg.name, origin=reg.origin)
+    if contract.unavailable:
+        pytest.skip(f"{strategy_name} is unavailable here: {contract.unavailable}")
+    return contract, dict(sorted(corpus.handled_by(contract).items()))
+
+
 # -- rounds ----------------------------------------------------------------------------------------------------
 
 

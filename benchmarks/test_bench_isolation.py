@@ -17,11 +17,10 @@ import time
 from typing import Any
 
 import pytest
-from bench_support import load_corpus, megabytes, note, plan_rounds, registrations, round_times
+from bench_support import load_corpus, megabytes, note, plan_rounds, round_times, strategy_files
 
 from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
 from pytest_chunkeval.chunking.worker import IsolatedChunker, available
-from pytest_chunkeval.contract import resolve
 from pytest_chunkeval.evaluate_chunking import chunk_corpus
 
 SECTION = "strategy isolation"
@@ -44,19 +43,14 @@ def test_isolation(benchmark: Any, request: pytest.FixtureRequest, corpus_id: st
         import torch  # noqa: F401 - the evaluation's process is this large when it forks
     corpus = load_corpus(corpus_id)
     benchmark.group = f"strategy isolation: {corpus.label}, {strategy_name}"
-    reg = registrations()[strategy_name]
-    contract = resolve(reg.build(), name=reg.name, origin=reg.origin)
-    if contract.unavailable:
-        pytest.skip(f"{strategy_name} is unavailable here: {contract.unavailable}")
-    handled = corpus.handled_by(contract)
-    files = dict(sorted(handled.items()))
+    contract, files = strategy_files(corpus, strategy_name)
     isolated = where == "isolated"
     t0 = time.perf_counter()
     chunks = chunk_all(contract, strategy_name, files, isolated)  # warm-up (grammars load), untimed; sizes rounds
     benchmark.pedantic(chunk_all, args=(contract, strategy_name, files, isolated),
                        rounds=plan_rounds(request.config, time.perf_counter() - t0), warmup_rounds=0)
     times = round_times(benchmark)
-    mb = megabytes(handled)
+    mb = megabytes(files)
     benchmark.extra_info.update({"files": len(files), "chunks": chunks, "MB": round(mb, 3)})
     if times:
         best = min(times)

@@ -14,10 +14,9 @@ import time
 from typing import Any
 
 import pytest
-from bench_support import load_corpus, megabytes, note, plan_rounds, registrations, round_times
+from bench_support import load_corpus, megabytes, note, plan_rounds, round_times, strategy_files
 
 from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
-from pytest_chunkeval.contract import resolve
 from pytest_chunkeval.evaluate_chunking import chunk_corpus
 
 SECTION = "chunking time limit"
@@ -35,19 +34,14 @@ def test_time_limit(benchmark: Any, request: pytest.FixtureRequest, corpus_id: s
                     limit: str) -> None:
     corpus = load_corpus(corpus_id)
     benchmark.group = f"chunking time limit: {corpus.label}, {strategy_name}"
-    reg = registrations()[strategy_name]
-    contract = resolve(reg.build(), name=reg.name, origin=reg.origin)
-    if contract.unavailable:
-        pytest.skip(f"{strategy_name} is unavailable here: {contract.unavailable}")
-    handled = corpus.handled_by(contract)
-    files = dict(sorted(handled.items()))
+    contract, files = strategy_files(corpus, strategy_name)
     seconds = DEFAULT_SECONDS if limit == "on" else None
     t0 = time.perf_counter()
     chunk_all(contract, strategy_name, files, seconds)  # warm-up (grammars load), untimed; sizes the rounds
     benchmark.pedantic(chunk_all, args=(contract, strategy_name, files, seconds),
                        rounds=plan_rounds(request.config, time.perf_counter() - t0), warmup_rounds=0)
     times = round_times(benchmark)
-    mb = megabytes(handled)
+    mb = megabytes(files)
     benchmark.extra_info.update({"files": len(files), "MB": round(mb, 3)})
     if times:
         best = min(times)
