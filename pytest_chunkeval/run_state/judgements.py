@@ -86,11 +86,15 @@ class Judgements:
         return self._family
 
     def _compared_heads(self) -> dict[str, SuiteResult]:
-        """The results of every compared (suite, strategy, mode), evaluated as the items would."""
+        """The results of every compared (suite, strategy, mode) that could be evaluated, evaluated as the items
+        would. One strategy's failed build must not become every other strategy's comparison error."""
         catalog = self.catalog
         by_suite: dict[Path, tuple[GoldenSuite, dict[str, StrategyRun]]] = {}
         for suite, reg, mode in self._compared_runs:
-            run = self.head.evaluator().run(suite, reg, catalog.strategy(reg), mode)
+            try:
+                run = self.head.evaluator().run(suite, reg, catalog.strategy(reg), mode)
+            except Exception:  # noqa: BLE001 - a strategy that did not build: its own items say why (the evaluator
+                continue  # keeps the error for them), and the others are compared without it
             by_suite.setdefault(suite.path.resolve(), (suite, {}))[1][catalog.label(reg.name, mode)] = run
         return {catalog.suite_key(suite): self.head_suite(suite, runs) for suite, runs in by_suite.values()}
 

@@ -109,3 +109,20 @@ def test_a_strategy_that_ends_its_process_on_every_file_fails_its_build(project:
     result.stdout.fnmatch_lines(["*os_exits failed to build: its process ended while chunking every file it handles "
                                  "(4); first: README.md: ended with exit status 0*"])
     result.stdout.fnmatch_lines(["VERDICT: FAIL", "  strategies that failed to build (1):"])
+
+
+def test_against_a_base_a_strategy_that_fails_its_build_leaves_the_others_compared(project: pytest.Pytester) -> None:
+    """The pull-request run: one strategy's failed build is its own red reason, never every other strategy's
+    comparison error (it was: each other vs-base item failed with the build's traceback, 700 KB of log on a real
+    repository)."""
+    write_strategies(project.path, _strategy("os_exits", files="set()"))  # on base it chunks every file
+    assert run(project, "-p", "no:randomly", "--chunkeval-report=base.json").ret == pytest.ExitCode.OK
+    write_strategies(project.path, _strategy("os_exits", files="{path}"))  # the pull request breaks it
+    result = run(project, "-p", "no:randomly", "--chunkeval-compare=base.json")
+    out = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "Traceback" not in out and len(out.encode()) < LOG_BYTES
+    result.stdout.fnmatch_lines(["VERDICT: FAIL (head vs the stored report *", "  strategies that failed to build (1):"])
+    assert "other failures" not in out and "regressions against the base" not in out
+    failed = [line for line in result.stdout.lines if line.startswith("FAILED ")]
+    assert failed and all("::os_exits::" in line for line in failed), failed  # fixed_size's vs-base item passes
