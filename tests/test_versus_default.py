@@ -118,3 +118,11 @@ def test_a_pair_splits_where_the_candidate_label_ends(text: str, pair: tuple[str
 def test_a_pair_without_both_labels_is_refused(text: str) -> None:
     with pytest.raises(ValueError, match="is not CANDIDATE=DEFAULT"):
         _tool().parse_pair(text)
+
+
+def test_per_suite_shows_each_suite_mean_of_each_point(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _tool().main([*map(str, _two_reports(tmp_path)), "--per-suite"]) == 0
+    text = capsys.readouterr().out
+    assert "| point | a | b |" in text
+    for size in A:
+        assert f"| `fixed_size[size={size}]` | {_mean(A[size]):.3f} | {_mean(B[size]):.3f} |" in text

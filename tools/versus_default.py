@@ -146,6 +146,16 @@ def markdown(mode: str, suites: int, table: Sequence[Row], tests: Sequence[Versu
     return "\n".join(lines) + "\n"
 
 
+def per_suite(points: Mapping[str, Point]) -> str:
+    """NDCG@10 lines of every pooled point on each suite: where a pooled difference comes from."""
+    suites = list(dict.fromkeys(s for p in points.values() for s in p.per_query))
+    lines = ["| point | " + " | ".join(suites) + " |", "|---|" + "---:|" * len(suites)]
+    for label, p in points.items():
+        means = [sum(p.per_query[s].values()) / len(p.per_query[s]) for s in suites]
+        lines.append(f"| `{label}` | " + " | ".join(f"{m:.3f}" for m in means) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def parse_pair(text: str) -> tuple[str, str]:
     """``CANDIDATE=DEFAULT``: split at the ``=`` that ends a label (``]=``), or the only ``=`` of plain names."""
     at = text.find("]=")
@@ -160,6 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("reports", nargs="+", type=Path)
     parser.add_argument("--pair", action="append", default=[], help="CANDIDATE=DEFAULT (repeatable)")
     parser.add_argument("--markdown", type=Path, help="also write the tables here")
+    parser.add_argument("--per-suite", action="store_true", help="also each point's NDCG@10 lines on each suite")
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -185,6 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         suites = len({s for p in pooled.values() for s in p.per_query})
         parts.append(markdown(mode, suites, rows(quality, recall, counts, mode), tests))
+        if args.per_suite:
+            parts.append(per_suite(pooled))
     text = "\n".join(parts) + "".join(f"\n- note: {n}" for n in notes) + ("\n" if notes else "")
     print(text)
     if args.markdown:
