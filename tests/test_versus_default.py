@@ -33,6 +33,7 @@ def _write(tmp_path: Path, name: str, suites: dict[str, dict[str, Any]]) -> Path
     body = report(suites)
     for key, suite in body["suites"].items():
         suite["content_digest"] = key  # each key one suite's content
+        suite["name"] = f"repo-{key}"
     path.write_text(json.dumps(body))
     return path
 
@@ -123,6 +124,6 @@ def test_a_pair_without_both_labels_is_refused(text: str) -> None:
 def test_per_suite_shows_each_suite_mean_of_each_point(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _tool().main([*map(str, _two_reports(tmp_path)), "--per-suite"]) == 0
     text = capsys.readouterr().out
-    assert "| point | a | b |" in text
+    assert "| point | repo-a | repo-b |" in text
     for size in A:
         assert f"| `fixed_size[size={size}]` | {_mean(A[size]):.3f} | {_mean(B[size]):.3f} |" in text

@@ -146,10 +146,18 @@ def markdown(mode: str, suites: int, table: Sequence[Row], tests: Sequence[Versu
     return "\n".join(lines) + "\n"
 
 
-def per_suite(points: Mapping[str, Point]) -> str:
+def suite_titles(reports: Sequence[Mapping[str, Any]], names: Sequence[str]) -> dict[str, str]:
+    """The frontier's name of each suite -> the name its report gives it (``chunkeval init`` names a suite after its
+    repository: ``jd+tenacity-docs``), so that a column says which repository it is rather than ``KEY@digest``."""
+    shown, _ = suite_names(reports, names)
+    return {shown[(i, key)]: str(suite.get("name") or shown[(i, key)])
+            for i, report in enumerate(reports) for key, suite in (report.get("suites") or {}).items()}
+
+
+def per_suite(points: Mapping[str, Point], titles: Mapping[str, str]) -> str:
     """NDCG@10 lines of every pooled point on each suite: where a pooled difference comes from."""
     suites = list(dict.fromkeys(s for p in points.values() for s in p.per_query))
-    lines = ["| point | " + " | ".join(suites) + " |", "|---|" + "---:|" * len(suites)]
+    lines = ["| point | " + " | ".join(titles.get(s, s) for s in suites) + " |", "|---|" + "---:|" * len(suites)]
     for label, p in points.items():
         means = [sum(p.per_query[s].values()) / len(p.per_query[s]) for s in suites]
         lines.append(f"| `{label}` | " + " | ".join(f"{m:.3f}" for m in means) + " |")
@@ -197,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         suites = len({s for p in pooled.values() for s in p.per_query})
         parts.append(markdown(mode, suites, rows(quality, recall, counts, mode), tests))
         if args.per_suite:
-            parts.append(per_suite(pooled))
+            parts.append(per_suite(pooled, suite_titles(reports, names)))
     text = "\n".join(parts) + "".join(f"\n- note: {n}" for n in notes) + ("\n" if notes else "")
     print(text)
     if args.markdown:
