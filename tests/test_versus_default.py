@@ -127,3 +127,17 @@ def test_per_suite_shows_each_suite_mean_of_each_point(tmp_path: Path, capsys: p
     assert "| point | repo-a | repo-b |" in text
     for size in A:
         assert f"| `fixed_size[size={size}]` | {_mean(A[size]):.3f} | {_mean(B[size]):.3f} |" in text
+
+
+def test_the_metric_tested_can_be_the_file_recall_the_gates_read(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert _tool().main([*map(str, _two_reports(tmp_path)), "--metric", "file:recall@10"]) == 0
+    text = capsys.readouterr().out
+    assert "| `fixed_size[size=1000]` (default) | 1.000 | 1.000 |" in text
+    assert "`fixed_size[size=window]` − `fixed_size[size=1000]`: -0.500 over 7 paired queries" in text
+
+
+def test_a_metric_that_is_not_mode_metric_cutoff_is_one_message(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert _tool().main([*map(str, _two_reports(tmp_path)), "--metric", "ndcg"]) == 2
+    assert capsys.readouterr().err.startswith("versus_default: 'ndcg' is not MODE:METRIC@CUTOFF")

@@ -129,10 +129,10 @@ def versus(points: Mapping[str, Point], pairs: Sequence[tuple[str, str]], *, res
     return [Versus(c, d, delta, n, p, h) for (c, d, delta, n, p), h in zip(tested, holm, strict=True)]
 
 
-def markdown(mode: str, suites: int, table: Sequence[Row], tests: Sequence[Versus]) -> str:
+def markdown(mode: str, suites: int, table: Sequence[Row], tests: Sequence[Versus], metric: str = QUALITY) -> str:
     """The pooled table and the tests, as Markdown."""
     lines = [f"**{mode} retrieval, pooled over {suites} suites** (qualities: mean of the suites' means; costs: summed)",
-             "", "| point | NDCG@10 lines | file Recall@10 | over the window | index KB | chunks | embed tokens |",
+             "", f"| point | {metric} | {RECALL} | over the window | index KB | chunks | embed tokens |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for r in table:
         share = "n/a" if r.over_window is None else f"{r.over_window:.0%}"
@@ -140,7 +140,7 @@ def markdown(mode: str, suites: int, table: Sequence[Row], tests: Sequence[Versu
         name = f"`{r.label}`" + (" (default)" if r.default else "")
         lines.append(f"| {name} | {r.quality:.3f} | {r.recall:.3f} | {share} | {r.kb:,.0f} | {r.chunks:,} | {tokens} |")
     if tests:
-        lines += ["", f"Against the default (suite-stratified paired test, Holm over {len(tests)}):", ""]
+        lines += ["", f"Against the default, {metric} (suite-stratified paired test, Holm over {len(tests)}):", ""]
         lines += [f"- `{t.candidate}` − `{t.default}`: {t.delta:+.3f} over {t.queries} paired queries "
                   f"(p = {t.p_value:.3f}, Holm p = {t.p_holm:.3f})" for t in tests]
     return "\n".join(lines) + "\n"
@@ -155,7 +155,7 @@ def suite_titles(reports: Sequence[Mapping[str, Any]], names: Sequence[str]) -> 
 
 
 def per_suite(points: Mapping[str, Point], titles: Mapping[str, str]) -> str:
-    """NDCG@10 lines of every pooled point on each suite: where a pooled difference comes from."""
+    """The quality of every pooled point on each suite: where a pooled difference comes from."""
     suites = list(dict.fromkeys(s for p in points.values() for s in p.per_query))
     lines = ["| point | " + " | ".join(titles.get(s, s) for s in suites) + " |", "|---|" + "---:|" * len(suites)]
     for label, p in points.items():
@@ -178,14 +178,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("reports", nargs="+", type=Path)
     parser.add_argument("--pair", action="append", default=[], help="CANDIDATE=DEFAULT (repeatable)")
     parser.add_argument("--markdown", type=Path, help="also write the tables here")
-    parser.add_argument("--per-suite", action="store_true", help="also each point's NDCG@10 lines on each suite")
+    parser.add_argument("--per-suite", action="store_true", help="also each point's quality on each suite")
+    parser.add_argument("--metric", default=QUALITY, help=f"the quality pooled and tested, MODE:METRIC@CUTOFF "
+                        f"({QUALITY}: the frontier's; {RECALL}: what the gates read)")
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
         reports = [json.loads(p.read_text()) for p in args.reports]
         names = [str(p) for p in args.reports]
-        quality, notes = report_points(reports, QUALITY, names)
+        quality, notes = report_points(reports, args.metric, names)
         recall, _ = report_points(reports, RECALL, names)
         pairs = [parse_pair(p) for p in args.pair]
     except (OSError, ValueError) as exc:
@@ -203,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"versus_default: {exc.args[0]}", file=sys.stderr)
             return 2
         suites = len({s for p in pooled.values() for s in p.per_query})
-        parts.append(markdown(mode, suites, rows(quality, recall, counts, mode), tests))
+        parts.append(markdown(mode, suites, rows(quality, recall, counts, mode), tests, args.metric))
         if args.per_suite:
             parts.append(per_suite(pooled, suite_titles(reports, names)))
     text = "\n".join(parts) + "".join(f"\n- note: {n}" for n in notes) + ("\n" if notes else "")
