@@ -141,3 +141,12 @@ def test_a_metric_that_is_not_mode_metric_cutoff_is_one_message(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     assert _tool().main([*map(str, _two_reports(tmp_path)), "--metric", "ndcg"]) == 2
     assert capsys.readouterr().err.startswith("versus_default: 'ndcg' is not MODE:METRIC@CUTOFF")
+
+
+def test_a_file_that_is_not_a_report_is_one_message_naming_it(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    assert _tool().main([*map(str, _two_reports(tmp_path)), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"versus_default: {bad}: not a pytest-chunkeval report") and err.count("\n") == 1

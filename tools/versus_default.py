@@ -19,7 +19,6 @@ no default point in the reports is left out, with a note).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from pytest_chunkeval.frontier.points import Point, report_points
 from pytest_chunkeval.frontier.pooled import pool
 from pytest_chunkeval.frontier.significance import shared_differences, stratified_test
 from pytest_chunkeval.frontier.suites import suite_names
+from pytest_chunkeval.report_file import read_report
 from pytest_chunkeval.scoring.family import adjust
 
 QUALITY = "lines:ndcg@10"
@@ -185,12 +185,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     try:
-        reports = [json.loads(p.read_text()) for p in args.reports]
+        reports = [read_report(p) for p in args.reports]  # one message naming the file, never a traceback
         names = [str(p) for p in args.reports]
         quality, notes = report_points(reports, args.metric, names)
         recall, _ = report_points(reports, RECALL, names)
         pairs = [parse_pair(p) for p in args.pair]
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:  # ReportError is one
         print(f"versus_default: {exc}", file=sys.stderr)
         return 2
     counts = window_counts(reports, names)
