@@ -5,6 +5,7 @@ ones of tests/hand_made_results.py with hostile names put in every place a name 
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 import shlex
 from pathlib import Path
@@ -21,6 +22,7 @@ from pytest_chunkeval.output.annotations import annotation_lines
 from pytest_chunkeval.output.escape import (
     command_data,
     command_property,
+    html_text,
     log_lines,
     log_text,
     md_cell,
@@ -147,6 +149,16 @@ def test_md_cell_never_splits_a_table_row_nor_makes_a_link_or_html(cells: list[s
 def test_md_code_is_one_code_span(text: str) -> None:
     (paragraph,) = [t for t in PARSER.parse(f"x {md_code(text)}") if t.type == "inline"]
     assert [c.type for c in paragraph.children or []] == ["text", "code_inline"]
+
+
+@given(hostile_text)
+def test_html_text_in_a_summary_is_its_text_and_no_tag(text: str) -> None:
+    """A ``<summary>`` is an HTML block, where GitHub reads no Markdown: the name shows as written (no backslash
+    escapes), on one line, and opens no tag of its own."""
+    block = f"<details>\n<summary>{html_text(text)}</summary>\n\nbody\n\n</details>\n"
+    tokens = PARSER.parse(block)
+    assert [t.type for t in tokens][:1] == ["html_block"] and tokens[0].content.count("<") == 3  # ours only
+    assert html.unescape(html_text(text)) == log_text(text)
 
 
 SUMMARY = made_summary()

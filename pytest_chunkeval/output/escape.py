@@ -13,9 +13,10 @@ destination has its function here, and every renderer passes such text through t
 * :func:`node_id` for a part of a pytest node id (pytest prints ids in ``-v``, failure headers, JUnit XML);
 * :func:`command_data` and :func:`command_property` for a workflow command's message and its properties, as
   GitHub's toolkit escapes them (``%``, ``\\r``, ``\\n``; and ``:``, ``,`` in properties);
-* :func:`md_text` for running Markdown text (a heading, a list item, a ``<summary>``), :func:`md_cell` for a table
+* :func:`md_text` for running Markdown text (a heading, a list item), :func:`md_cell` for a table
   cell and :func:`md_code` for a code span: no line break, no HTML, no heading, link, image or table syntax taken
-  from the text.
+  from the text; :func:`html_text` for text inside an HTML block (a ``<summary>``), where Markdown is not read, so
+  its escapes would show as backslashes.
 
 JUnit XML and the JSON report need nothing of their own: pytest writes node ids (made with :func:`node_id`) and the
 items' messages (escaped as the log's) into the XML escaped as XML, and ``json.dumps`` escapes every string.
@@ -79,10 +80,16 @@ def _md(pattern: re.Pattern[str], text: str) -> str:
 
 
 def md_text(text: str) -> str:
-    """``text`` as it reads, inside running Markdown (a heading, a list item, a ``<summary>``): one line, every
-    character that could start Markdown or HTML syntax escaped."""
+    """``text`` as it reads, inside running Markdown (a heading, a list item): one line, every character that could
+    start Markdown or HTML syntax escaped."""
     inline = _md(_MD_SPECIAL, text)
     return _BLOCK_START.sub(lambda m: "&#32;" * len(m.group(1)) + m.group(2) + "\\" + m.group(3), inline, count=1)
+
+
+def html_text(text: str) -> str:
+    """``text`` inside an HTML block (``<summary>…</summary>``): one line, and no tag or entity of its own. GitHub
+    reads no Markdown there, so a ``\\_`` would show as written: only ``&``, ``<`` and ``>`` are escaped."""
+    return "".join(_ENTITIES.get(char, char) for char in log_text(text))
 
 
 def md_cell(text: str) -> str:

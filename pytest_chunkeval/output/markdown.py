@@ -11,7 +11,7 @@ from pathlib import Path
 from pytest_chunkeval.judges.comparison import QueryChange, StrategyComparison
 from pytest_chunkeval.judges.summary import Summary
 from pytest_chunkeval.output import headline
-from pytest_chunkeval.output.escape import md_code, md_text
+from pytest_chunkeval.output.escape import html_text, md_code, md_text
 from pytest_chunkeval.output.tables import (
     comparison_legend,
     comparison_table,
@@ -79,24 +79,24 @@ def _strategy_details(c: StrategyComparison, k: int) -> list[str]:
             body += [f"**Gained** ({len(c.gained)})", ""]
             for q in c.gained:
                 body += _query_lines(q, k)
-        out.append(_details(f"{md_text(c.strategy)}: {len(c.lost)} lost, {len(c.gained)} gained queries", body))
+        out.append(_details(f"{html_text(c.strategy)}: {len(c.lost)} lost, {len(c.gained)} gained queries", body))
     if c.files_rechunked:
         shown = c.files_rechunked[:50]
         more = [f"- … and {len(c.files_rechunked) - len(shown)} more"] if len(shown) < len(c.files_rechunked) else []
         out.append(_details(
-            f"{md_text(c.strategy)}: chunk boundaries moved in {len(c.files_rechunked)} files "
+            f"{html_text(c.strategy)}: chunk boundaries moved in {len(c.files_rechunked)} files "
             f"({c.base_chunks} → {c.head_chunks} chunks); the snapshot diff shows each",
             [f"- {md_text(p)}" for p in shown] + more,
         ))
     if c.new_warnings:
-        out.append(_details(f"{md_text(c.strategy)}: {len(c.new_warnings)} warnings new on head",
+        out.append(_details(f"{html_text(c.strategy)}: {len(c.new_warnings)} warnings new on head",
                             [f"- {md_text(w)}" for w in c.new_warnings[:100]]))
     return out
 
 
 def _unparsed(suite: SuiteResult) -> list[str]:
     """Per strategy, the files its grammar could not parse and their lines (a few; the JSON report has all)."""
-    return [_details(md_text(u.headline), [f"- {md_text(f)}" for f in u.files]) for u in unparsed(suite)]
+    return [_details(html_text(u.headline), [f"- {md_text(f)}" for f in u.files]) for u in unparsed(suite)]
 
 
 def sections(summary: Summary) -> list[str]:
