@@ -68,8 +68,8 @@ def suite_paths() -> dict[str, Path]:
 
 
 @cache
-def load_suite(suite_id: str) -> Any:  # -> pytest_chunkeval.golden.GoldenSuite
-    from pytest_chunkeval.golden import load_golden
+def load_suite(suite_id: str) -> Any:  # -> pytest_chunkeval.core.golden.GoldenSuite
+    from pytest_chunkeval.core.golden import load_golden
 
     return load_golden(suite_paths()[suite_id])
 
@@ -102,9 +102,9 @@ def _ordinal(n: int) -> str:
 
 
 @lru_cache(maxsize=1)
-def registrations() -> dict[str, Any]:  # name -> pytest_chunkeval.contract.Registration
+def registrations() -> dict[str, Any]:  # name -> pytest_chunkeval.chunking.contract.Registration
     """Every strategy of this project, as ``pytest --chunkeval`` finds them: the built-ins and the AVAP grammar's."""
-    from pytest_chunkeval.sources import load
+    from pytest_chunkeval.chunking.strategy_sources import load
 
     folder = ROOT / "strategies"
     return load(folder, [folder / "avap.lark"], [folder / "avap_config.json"], root=ROOT).available
@@ -113,7 +113,7 @@ def registrations() -> dict[str, Any]:  # name -> pytest_chunkeval.contract.Regi
 def strategy_files(corpus: Any, strategy_name: str) -> tuple[Any, dict[str, str]]:
     """The strategy resolved as an evaluation resolves it (its contract) and the corpus files it handles, in file
     order; a strategy unavailable here skips the benchmark."""
-    from pytest_chunkeval.contract import resolve
+    from pytest_chunkeval.chunking.contract import resolve
 
     reg = registrations()[strategy_name]
     contract = resolve(reg.build(), name=reg.name, origin=reg.origin)

@@ -70,8 +70,8 @@ def remote_encoder(url_env: str | None) -> Callable[[int], Encode]:
     (``openai-http``: what HTTP and JSON add to the in-process model, on the same cores)."""
 
     def factory(batch_size: int) -> Encode:
+        from pytest_chunkeval.core.model_files import default_model_dir
         from pytest_chunkeval.retrieval.embed import Embedder
-        from pytest_chunkeval.retrieval.model_files import default_model_dir
         from pytest_chunkeval.retrieval.openai_http import openai_remote
         from pytest_chunkeval.retrieval.remote import RemoteSettings
 

@@ -102,7 +102,7 @@ def query_count() -> int:
 
 @pytest.mark.parametrize("mode", ["vector", "fts", "hybrid"])
 def test_query(benchmark: Any, request: pytest.FixtureRequest, query_table: tuple[Any, str, int], mode: str) -> None:
-    from pytest_chunkeval.evaluate import EvalConfig
+    from pytest_chunkeval.evaluation.evaluate import EvalConfig
     from pytest_chunkeval.retrieval.index import RETRIEVAL_MODES
 
     if mode not in RETRIEVAL_MODES:

@@ -1,5 +1,5 @@
 """What running a strategy in a worker process costs (chunking/worker.py): a corpus chunked as the evaluator chunks
-it (:func:`~pytest_chunkeval.evaluate_chunking.chunk_corpus`, the default 30 s limit) by the same strategy in this
+it (:func:`~pytest_chunkeval.evaluation.chunk_corpus.chunk_corpus`, the default 30 s limit) by the same strategy in this
 process, as the built-ins are, and isolated, as a project's strategy is: one forked worker per pass, each file sent
 over a pipe and its checked chunks pickled back.
 
@@ -21,7 +21,7 @@ from bench_support import load_corpus, megabytes, note, plan_rounds, round_times
 
 from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
 from pytest_chunkeval.chunking.worker import IsolatedChunker, available
-from pytest_chunkeval.evaluate_chunking import chunk_corpus
+from pytest_chunkeval.evaluation.chunk_corpus import chunk_corpus
 
 SECTION = "strategy isolation"
 ROWS = [(corpus, strategy, where) for corpus in ("polyglot", "pystdlib") for strategy in ("file_level", "ast")

@@ -38,8 +38,8 @@ STRATEGY = os.environ.get("CHUNKEVAL_BENCH_LARGE_STRATEGY", "ast")
 EMBED_ONLY = """
 import json, sys, time
 from pathlib import Path
-from pytest_chunkeval.golden import load_golden
-from pytest_chunkeval.sources import packaged
+from pytest_chunkeval.core.golden import load_golden
+from pytest_chunkeval.chunking.strategy_sources import packaged
 from pytest_chunkeval.retrieval.embed import Embedder
 
 golden, name = Path(sys.argv[1]), sys.argv[2]

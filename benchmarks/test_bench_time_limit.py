@@ -1,6 +1,6 @@
 """What the per-file chunking time limit costs: a corpus chunked as the evaluator chunks it
-(:func:`~pytest_chunkeval.evaluate_chunking.chunk_corpus`: every file through the boundary's checks) with the limit off
-and on (the default 30 s).
+(:func:`~pytest_chunkeval.evaluation.chunk_corpus.chunk_corpus`: every file through the boundary's checks) with the
+limit off and on (the default 30 s).
 
 One row per (corpus, strategy, limit): ``test_time_limit[<corpus>-<strategy>-off|on]``, grouped by corpus and
 strategy, so the table's relative column is the limit's cost. The limit installs a SIGALRM handler once per corpus
@@ -17,7 +17,7 @@ import pytest
 from bench_support import load_corpus, megabytes, note, plan_rounds, round_times, strategy_files
 
 from pytest_chunkeval.chunking.time_limit import DEFAULT_SECONDS
-from pytest_chunkeval.evaluate_chunking import chunk_corpus
+from pytest_chunkeval.evaluation.chunk_corpus import chunk_corpus
 
 SECTION = "chunking time limit"
 ROWS = [(corpus, strategy, limit) for corpus in ("polyglot", "pystdlib") for strategy in ("file_level", "ast")

@@ -9,12 +9,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from pytest_chunkeval import run_command
-from pytest_chunkeval.calibrate import cli as calibrate_cli
-from pytest_chunkeval.frontier import cli as frontier_cli
-from pytest_chunkeval.generators import cli as golden_cli
-from pytest_chunkeval.github import cli as github_cli
-from pytest_chunkeval.init import cli as init_cli
+from pytest_chunkeval.commands import frontier as frontier_cli
+from pytest_chunkeval.commands import run as run_command
+from pytest_chunkeval.commands.calibrate import cli as calibrate_cli
+from pytest_chunkeval.commands.github import cli as github_cli
+from pytest_chunkeval.commands.golden import cli as golden_cli
+from pytest_chunkeval.commands.init import cli as init_cli
 
 
 def parser() -> argparse.ArgumentParser:

@@ -4,11 +4,11 @@ database.
 """
 from __future__ import annotations
 
+from pytest_chunkeval.core.ranking import Relevant
 from pytest_chunkeval.judges.comparison import Policy, judged
 from pytest_chunkeval.judges.gates import Thresholds
 from pytest_chunkeval.output.report import Summary
-from pytest_chunkeval.ranking import Relevant
-from pytest_chunkeval.results import (
+from pytest_chunkeval.results.typed import (
     ChunkSpan,
     IndexInfo,
     QueryResult,

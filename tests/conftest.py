@@ -27,7 +27,7 @@ from github_client import FakeClock
 from github_stub import PR, REPO, TOKEN, FakeGitHub, serve
 from project_files import write_grid_project, write_project
 
-from pytest_chunkeval.github import api
+from pytest_chunkeval.commands.github import api
 from pytest_chunkeval.retrieval.embed import Embedder
 
 

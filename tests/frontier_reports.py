@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_chunkeval.vocabulary import LINES, NDCG, metric_key
+from pytest_chunkeval.core.vocabulary import LINES, NDCG, metric_key
 
 KEY = metric_key(NDCG, 10)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from github_stub import PR, REPO, FakeGitHub
 
 from pytest_chunkeval.cli import main
-from pytest_chunkeval.github import api
+from pytest_chunkeval.commands.github import api
 
 NOW = 1_700_000_000.0  # the fake wall clock's epoch seconds
 

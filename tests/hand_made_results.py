@@ -6,12 +6,12 @@ Its numbers are ones no renderer could recompute: the stored gates fail where th
 """
 from __future__ import annotations
 
-from pytest_chunkeval.judged import AgainstBaseline, GateResult
+from pytest_chunkeval.core.ranking import Relevant
 from pytest_chunkeval.judges.comparison import MetricDelta, QueryChange, StrategyComparison, SuiteComparison
-from pytest_chunkeval.judges.summary import Reason, Verdict
+from pytest_chunkeval.judges.judged_run import Reason, Verdict
 from pytest_chunkeval.output.report import Summary
-from pytest_chunkeval.ranking import Relevant
-from pytest_chunkeval.results import (
+from pytest_chunkeval.results.decisions import AgainstBaseline, GateResult
+from pytest_chunkeval.results.typed import (
     ChunkSpan,
     IndexInfo,
     Interval,

@@ -4,8 +4,8 @@ build on them; no model, no database.
 """
 from __future__ import annotations
 
-from pytest_chunkeval.ranking import Relevant
-from pytest_chunkeval.results import (
+from pytest_chunkeval.core.ranking import Relevant
+from pytest_chunkeval.results.typed import (
     ChunkSpan,
     IndexInfo,
     QueryResult,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.accepted import FILE_NAME, HEADER, RUN_COMMAND, AcceptedMisses, header, record_section
+from pytest_chunkeval.run.accepted import FILE_NAME, HEADER, RUN_COMMAND, AcceptedMisses, header, record_section
 
 HYBRID = record_section("m", "hybrid", 10)
 VECTOR = record_section("m", "vector", 10)

@@ -331,7 +331,7 @@ def readme_section() -> str:
 
 def test_the_readme_names_the_action_as_the_package_does() -> None:
     """The owner is a placeholder defined once (ACTION_REF): every mention in the README and docs/ follows it."""
-    from pytest_chunkeval.github import ACTION_REF
+    from pytest_chunkeval.commands.github import ACTION_REF
 
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
         named = re.findall(r"uses: ([\w.-]+/pytest-chunkeval@[\w.-]+)", path.read_text(encoding="utf-8"))

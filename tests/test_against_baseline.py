@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from mode_results import K, result, suite
 
-from pytest_chunkeval.judged import AgainstBaseline
 from pytest_chunkeval.judges.against_baseline import against, judge_suites
 from pytest_chunkeval.judges.gates import Thresholds
-from pytest_chunkeval.results import StrategyResult
+from pytest_chunkeval.results.decisions import AgainstBaseline
+from pytest_chunkeval.results.typed import StrategyResult
 
 
 def test_each_kind_of_result_gets_its_judgement() -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from snapshot_format import ChunkSnapshotExtension, render_chunks
 
-from pytest_chunkeval.sources import packaged
+from pytest_chunkeval.chunking.strategy_sources import packaged
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "golden" / "polyglot" / "corpus"

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.ast import chunker as ast_chunker
 from pytest_chunkeval.chunking.ast.split import _ERROR_ENTRY, Span, Splitter, fold_small, line_spans
 from pytest_chunkeval.chunking.ast.tree import kind_of, parse, resolve_language
 from pytest_chunkeval.chunking.sizing import span_sizer
+from pytest_chunkeval.core.chunk import Chunk
 
 
 class OneSegmentAtATime(Splitter):

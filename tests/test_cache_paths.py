@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval import options
+from pytest_chunkeval.settings import options
 
 CACHE = "ini chunkeval_cache_dir"
 DB = "--chunkeval-db / ini chunkeval_db"

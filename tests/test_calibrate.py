@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 from pytest_chunkeval import cli
-from pytest_chunkeval.calibrate import summary
-from pytest_chunkeval.calibrate.cli import one_blas_thread
-from pytest_chunkeval.calibrate.inject import demoted, detect, share_for, targets
-from pytest_chunkeval.calibrate.nulls import ALL, flipped_sides, plan, same_tree, sign_flips
+from pytest_chunkeval.commands.calibrate import figures as summary
+from pytest_chunkeval.commands.calibrate.cli import one_blas_thread
+from pytest_chunkeval.commands.calibrate.inject import demoted, detect, share_for, targets
+from pytest_chunkeval.commands.calibrate.nulls import ALL, flipped_sides, plan, same_tree, sign_flips
+from pytest_chunkeval.core.ranking import Ranked, Relevant
 from pytest_chunkeval.judges import comparison
 from pytest_chunkeval.judges.comparison import Policy
-from pytest_chunkeval.ranking import Ranked, Relevant
-from pytest_chunkeval.results import IndexInfo, QueryResult, QuerySpec, StrategyResult, SuiteResult
+from pytest_chunkeval.results.typed import IndexInfo, QueryResult, QuerySpec, StrategyResult, SuiteResult
 from pytest_chunkeval.scoring.family import per_test_alpha
 from pytest_chunkeval.scoring.metrics import evaluate_query
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from snapshot_format import ChunkSnapshotExtension, render_chunks
 
-from pytest_chunkeval.sources import load
+from pytest_chunkeval.chunking.strategy_sources import load
 
 ROOT = Path(__file__).resolve().parents[1]
 STRATEGIES = ROOT / "strategies"

@@ -10,7 +10,7 @@ from pytest_chunkeval.judges.comparison import Policy, comparison_dict, judged
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.report import build_report
 from pytest_chunkeval.output.tables import comparison_table, render_text
-from pytest_chunkeval.results import (
+from pytest_chunkeval.results.typed import (
     ChunkSpan,
     SuiteResult,
     suites_from_report,
@@ -149,16 +149,16 @@ def test_the_step_summary_is_appended_and_counts_what_other_steps_wrote(tmp_path
 def test_the_base_rank_of_a_miss_is_said_only_for_the_same_question(tmp_path) -> None:
     from pathlib import Path
 
-    from pytest_chunkeval.corpus import Corpus
-    from pytest_chunkeval.golden import GoldenSuite, Query
-    from pytest_chunkeval.options import Options
-    from pytest_chunkeval.session import ChunkevalState
+    from pytest_chunkeval.core.corpus import Corpus
+    from pytest_chunkeval.core.golden import GoldenSuite, Query
+    from pytest_chunkeval.run.state import RunState
+    from pytest_chunkeval.settings.options import Options
 
     golden = tmp_path / "s.yaml"
     queries = [Query(q.id, q.text, q.relevant) for q in SPECS[:2]]
     queries[1] = Query("q1", "a reworded question", SPECS[1].relevant)
     head_suite = GoldenSuite(golden, Corpus(tmp_path, {}), queries, "s")
-    state = ChunkevalState(Options(rootdir=tmp_path, golden_patterns=[], golden_paths=[], strategies_dir=Path("x"),
+    state = RunState(Options(rootdir=tmp_path, golden_patterns=[], golden_paths=[], strategies_dir=Path("x"),
                                    base="main"))
     state.base._suites = {"s.yaml": suite(SPECS[:2], result("ast", {"q0": 1.0, "q1": 1.0}, CHUNKS, hits={"q0": 3}))}
     assert state.base.rank(head_suite, "ast", "q0") == "on base main: rank 3"

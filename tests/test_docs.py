@@ -22,9 +22,9 @@ from types import ModuleType
 import pytest
 
 from pytest_chunkeval.chunking.boundary import chunk_problem
-from pytest_chunkeval.contract import resolve, unregister
-from pytest_chunkeval.discovery import exec_source
-from pytest_chunkeval.ranking import ChunkRef, Ranked, Relevant
+from pytest_chunkeval.chunking.contract import resolve, unregister
+from pytest_chunkeval.chunking.strategy_files import exec_source
+from pytest_chunkeval.core.ranking import ChunkRef, Ranked, Relevant
 from pytest_chunkeval.scoring.metrics import evaluate_query, hit
 from pytest_chunkeval.scoring.quality import check
 
@@ -246,7 +246,7 @@ def test_the_options_page_names_every_option_and_ini_setting() -> None:
 
 
 def test_init_points_to_the_golden_suite_format_where_it_is() -> None:
-    from pytest_chunkeval.init.cli import BY_HAND
+    from pytest_chunkeval.commands.init.cli import BY_HAND
 
     page, heading = re.search(r"\(format: (docs/[\w/-]+\.md) in pytest-chunkeval, \"([^\"]+)\"\)", BY_HAND).groups()
     assert heading in heading_texts(ROOT / page)

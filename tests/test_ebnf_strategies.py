@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_chunkeval.chunking.lark.strategies import EbnfFullChunker, EbnfMetadataChunker
-from pytest_chunkeval.chunking.render_summary import MAX_HEADER_CHARS, render_header, render_tags
+from pytest_chunkeval.chunking.metadata_text import MAX_HEADER_CHARS, render_header, render_tags
 
 ROOT = Path(__file__).resolve().parents[1]
 # Frozen copy of the shipped grammar as of these tests; never sync it with strategies/ (see its README).

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from fake_model import FakeSentenceModel  # the same small named fake
 
-from pytest_chunkeval.fingerprint import index_fingerprint
+from pytest_chunkeval.evaluation.fingerprint import index_fingerprint
 from pytest_chunkeval.retrieval.cache_store import EmbeddingCache
 from pytest_chunkeval.retrieval.devices import check_device
 from pytest_chunkeval.retrieval.embed import Embedder
@@ -78,8 +78,8 @@ def test_devices_offered(device: str, ok: bool) -> None:
 # A wrong embedder setting is one usage error: its cases are in tests/test_options.py with every other setting's.
 def test_embedder_settings_from_ini_and_command_line(pytester: pytest.Pytester,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_chunkeval.options import read_options
     from pytest_chunkeval.retrieval import devices
+    from pytest_chunkeval.settings.options import read_options
 
     monkeypatch.setattr(devices, "missing_device", lambda *a: None)  # as on a machine with two GPUs (test_options)
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.ast.chunker import AstChunker
 from pytest_chunkeval.chunking.boundary import chunk_file
-from pytest_chunkeval.contract import Contract, resolve
-from pytest_chunkeval.evaluate_chunking import chunk_corpus
-from pytest_chunkeval.retrieval.ray_engine import FileChunks
+from pytest_chunkeval.chunking.contract import Contract, resolve
+from pytest_chunkeval.core.chunk import Chunk
+from pytest_chunkeval.evaluation.chunk_corpus import chunk_corpus
+from pytest_chunkeval.evaluation.ray_engine import FileChunks
 
 CORPUS = Path(__file__).resolve().parents[1] / "golden" / "polyglot" / "corpus"
 

@@ -11,8 +11,8 @@ import sentence_transformers  # noqa: F401
 from _pytest.reports import pytest_report_to_serializable  # pytest's own hook, as a worker calls it
 from project_files import SHOP_CORPUS, SHOP_GOLDEN, name_suites, write_suite
 
-from pytest_chunkeval.items import NamedReport
-from pytest_chunkeval.run_hooks import pytest_report_from_serializable
+from pytest_chunkeval.run.hooks import pytest_report_from_serializable
+from pytest_chunkeval.run.items import NamedReport
 
 # In-process pytester runs restore sys.modules afterwards; LanceDB's native module panics when imported twice and
 # torch is slow to re-import, so both are imported above, outside the inner runs, and stay loaded.
@@ -38,7 +38,7 @@ CONFTEST = """
 
     # As if items.py named its quality items "check[...]": the id is the item's everywhere (selection, reports).
     # Undone when the run ends: an in-process run shares the package's modules with the session running this test.
-    from pytest_chunkeval import items
+    from pytest_chunkeval.run import items
 
     def _renamed(cls, parent, *, name, **kw):
         return super(items.QualityItem, cls).from_parent(parent, name=name.replace("quality[", "check["), **kw)

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from fake_model import fake_embedder
 
-from pytest_chunkeval.contract import registry
-from pytest_chunkeval.corpus import read_corpus
-from pytest_chunkeval.discovery import load_strategy_modules
-from pytest_chunkeval.fingerprint import index_fingerprint, strategy_fingerprint
+from pytest_chunkeval.chunking.contract import registry
+from pytest_chunkeval.chunking.strategy_files import load_strategy_modules
+from pytest_chunkeval.core.corpus import read_corpus
+from pytest_chunkeval.evaluation.fingerprint import index_fingerprint, strategy_fingerprint
 from pytest_chunkeval.retrieval.cache_store import EmbeddingCache
 from pytest_chunkeval.retrieval.identifiers import split_identifier, split_words
 

@@ -12,11 +12,11 @@ from frontier_reports import entry, hand_made_report, report
 
 from pytest_chunkeval.cli import main
 from pytest_chunkeval.frontier.analysis import analyse, from_reports
-from pytest_chunkeval.frontier.chart import short_label
 from pytest_chunkeval.frontier.pareto import best, dominates, frontier
 from pytest_chunkeval.frontier.points import Point, default_metric, report_points, report_tags
 from pytest_chunkeval.frontier.pooled import pool
 from pytest_chunkeval.frontier.significance import against_defaults, stratified_test
+from pytest_chunkeval.output.frontier_chart import short_label
 from pytest_chunkeval.scoring.family import adjust
 from pytest_chunkeval.scoring.stats import paired_test
 

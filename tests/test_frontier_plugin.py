@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from project_files import run_vector, set_ini
 
-from pytest_chunkeval.comparable import suite_digest
-from pytest_chunkeval.report_file import shape_problem
+from pytest_chunkeval.results.comparable import suite_digest
+from pytest_chunkeval.results.report_file import shape_problem
 from pytest_chunkeval.retrieval.embed import Embedder
 
 DEFAULT = "fixed_size[size=1000,overlap=100]"

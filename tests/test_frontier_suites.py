@@ -10,11 +10,11 @@ import pytest
 from frontier_reports import entry, report
 
 from pytest_chunkeval.cli import main
-from pytest_chunkeval.comparable import recorded_digest, suite_digest
+from pytest_chunkeval.core.ranking import Relevant
 from pytest_chunkeval.frontier.analysis import from_reports
 from pytest_chunkeval.frontier.suites import SuiteConflict
-from pytest_chunkeval.ranking import Relevant
-from pytest_chunkeval.results import QuerySpec, SuiteResult
+from pytest_chunkeval.results.comparable import recorded_digest, suite_digest
+from pytest_chunkeval.results.typed import QuerySpec, SuiteResult
 
 DOCS, HISTORY = "golden/docs/queries.yaml", "golden/history/queries.yaml"
 

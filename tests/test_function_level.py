@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.ast.chunker import ast_chunks
 from pytest_chunkeval.chunking.function_level import STAT_KEYS, FunctionLevelChunker, function_level_chunks
-from pytest_chunkeval.sources import packaged
+from pytest_chunkeval.chunking.strategy_sources import packaged
+from pytest_chunkeval.core.chunk import Chunk
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_chunkeval.judges.gates import Thresholds, evaluate_gates
-from pytest_chunkeval.results import IndexInfo, StrategyResult
+from pytest_chunkeval.results.typed import IndexInfo, StrategyResult
 
 
 def entry(ndcg: float, recall: float, size: int) -> StrategyResult:

@@ -12,21 +12,21 @@ import pytest
 import yaml
 
 from pytest_chunkeval.cli import main
-from pytest_chunkeval.generators.common import NoQueriesError, round_robin
-from pytest_chunkeval.generators.doc_extract import blank_rows
-from pytest_chunkeval.generators.doc_langs import DOC_LANGUAGES
-from pytest_chunkeval.generators.docs import DocsOptions, build_from_docs
-from pytest_chunkeval.generators.history import (
+from pytest_chunkeval.commands.golden.common import NoQueriesError, round_robin
+from pytest_chunkeval.commands.golden.doc_extract import blank_rows
+from pytest_chunkeval.commands.golden.doc_langs import DOC_LANGUAGES
+from pytest_chunkeval.commands.golden.docs import DocsOptions, build_from_docs
+from pytest_chunkeval.commands.golden.history import (
     HistoryOptions,
     build_from_history,
     group_spans,
 )
-from pytest_chunkeval.generators.text import (
+from pytest_chunkeval.commands.golden.text import (
     clean_subject,
     leading_name_removed,
     reject_reason,
 )
-from pytest_chunkeval.golden import load_golden
+from pytest_chunkeval.core.golden import load_golden
 
 SOURCES: dict[str, str] = {
     "pkg/geometry.py": '''import math
@@ -399,7 +399,7 @@ def test_cli_and_module_entry(tmp_path: Path, history_repo: tuple[Path, dict[str
                             "function clfdate (dateTime) {\n  return dateTime\n}\n"), (7, 9)),
 ])
 def test_more_doc_styles(lang: str, path: str, text: str, span: tuple[int, int]) -> None:
-    from pytest_chunkeval.generators.doc_extract import extract_docs
+    from pytest_chunkeval.commands.golden.doc_extract import extract_docs
 
     (cand,) = extract_docs(path, text, DOC_LANGUAGES[lang]).candidates
     assert cand.span == span and cand.drop is None and cand.sentence and cand.sentence.endswith(".")
@@ -410,15 +410,15 @@ def test_more_doc_styles(lang: str, path: str, text: str, span: tuple[int, int])
 
 
 def test_line_comments_a_blank_line_above_are_not_a_declarations_doc() -> None:
-    from pytest_chunkeval.generators.doc_extract import extract_docs
+    from pytest_chunkeval.commands.golden.doc_extract import extract_docs
 
     text = "// Computes the checksum of a byte buffer with the Adler algorithm.\n\nfunc adler(b []byte) uint32 {\n\treturn 1\n}\n"
     assert [c for c in extract_docs("a.go", text, DOC_LANGUAGES["go"]).candidates if c.sentence] == []
 
 
 def test_a_subject_that_continues_in_the_commit_body_is_no_query() -> None:
-    from pytest_chunkeval.generators.git import Commit
-    from pytest_chunkeval.generators.history import _pre_filter
+    from pytest_chunkeval.commands.golden.git import Commit
+    from pytest_chunkeval.commands.golden.history import _pre_filter
 
     change = {"src/parse.py": (12, 0)}
     cut = Commit("a" * 40, ["b" * 40], "Add parsing support for:", change, change)
@@ -428,7 +428,7 @@ def test_a_subject_that_continues_in_the_commit_body_is_no_query() -> None:
 
 
 def test_code_spans_keep_their_tags_and_eg_does_not_end_the_sentence() -> None:
-    from pytest_chunkeval.generators.text import first_sentence, strip_doc_markup
+    from pytest_chunkeval.commands.golden.text import first_sentence, strip_doc_markup
 
     doc = ('Indicates whether special tags (`<script>`, `<style>`, and `<title>`) should get special treatment and '
            'if "empty" tags (eg. `<br>`) can have children. <b>More</b> here.')

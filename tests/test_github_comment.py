@@ -14,7 +14,7 @@ import pytest
 from github_client import LISTING, NOW, FakeClock, calls, comment, report
 from github_stub import PR, REPO, TOKEN, FakeGitHub, Recorded
 
-from pytest_chunkeval.github.comment import COMMENT_LIMIT, DEFAULT_MARKER, split_sections
+from pytest_chunkeval.commands.github.comment import COMMENT_LIMIT, DEFAULT_MARKER, split_sections
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN_URL = f"https://github.test/{REPO}/actions/runs/4242"

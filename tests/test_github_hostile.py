@@ -14,7 +14,7 @@ import pytest
 from github_client import LISTING, FakeClock, calls, comment, report
 from github_stub import BOT, REPO, TOKEN, FakeGitHub, Recorded, Trickle, serve
 
-from pytest_chunkeval.github.comment import DEFAULT_MARKER
+from pytest_chunkeval.commands.github.comment import DEFAULT_MARKER
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -26,9 +26,9 @@ import pytest
 from github_client import LISTING, FakeClock, comment, report
 from github_stub import BOT, FakeGitHub, Recorded, Trickle
 
-from pytest_chunkeval.github.api import Client, GitHubError
-from pytest_chunkeval.github.comment import DEFAULT_MARKER
-from pytest_chunkeval.github.secret import MASK, Redactor, TokenError, clean_token
+from pytest_chunkeval.commands.github.api import Client, GitHubError
+from pytest_chunkeval.commands.github.comment import DEFAULT_MARKER
+from pytest_chunkeval.commands.github.secret import MASK, Redactor, TokenError, clean_token
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.usefixtures("clock")

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.regex_config.chunker import GrammarChunker
 from pytest_chunkeval.chunking.regex_config.config import GrammarConfigError, load_config, load_schema, parse_config
 from pytest_chunkeval.chunking.regex_config.scanner import blank, scan
+from pytest_chunkeval.core.chunk import Chunk
 
 ROOT = Path(__file__).resolve().parents[1]
 # Frozen copy of the shipped config as of the engine's tests; never sync it with strategies/ (see its README).

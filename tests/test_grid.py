@@ -13,9 +13,13 @@ from typing import Any
 import pytest
 from fake_model import fake_embedder
 
+from pytest_chunkeval.chunking.contract import Registration
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
-from pytest_chunkeval.contract import Registration
-from pytest_chunkeval.grid import (
+from pytest_chunkeval.chunking.strategies.ast import ast
+from pytest_chunkeval.chunking.strategies.fixed_size import fixed_size
+from pytest_chunkeval.chunking.strategies.function_level import function_level
+from pytest_chunkeval.chunking.strategy_sources import StrategySet
+from pytest_chunkeval.core.grid import (
     check_params,
     keyword,
     label,
@@ -26,10 +30,6 @@ from pytest_chunkeval.grid import (
     parse_value,
     points,
 )
-from pytest_chunkeval.sources import StrategySet
-from pytest_chunkeval.strategies.ast import ast
-from pytest_chunkeval.strategies.fixed_size import fixed_size
-from pytest_chunkeval.strategies.function_level import function_level
 
 
 def test_values_are_read_plainly() -> None:
@@ -136,8 +136,8 @@ CORPUS = {
 
 def test_points_with_identical_chunks_share_one_table_and_embed_nothing_again(tmp_path: Path) -> None:
     from pytest_chunkeval.chunking.sizing import default_tokens
-    from pytest_chunkeval.evaluate import EvalConfig, Evaluator
-    from pytest_chunkeval.golden import load_golden
+    from pytest_chunkeval.core.golden import load_golden
+    from pytest_chunkeval.evaluation.evaluate import EvalConfig, Evaluator
     from pytest_chunkeval.retrieval.index import IndexStore
 
     suite_dir = tmp_path / "suite"
@@ -168,8 +168,8 @@ def test_points_with_identical_chunks_share_one_table_and_embed_nothing_again(tm
 
 
 def test_the_base_side_evaluates_the_heads_grid() -> None:
-    from pytest_chunkeval.base_ref import BaseRequest, _command
-    from pytest_chunkeval.grid import grid_text
+    from pytest_chunkeval.core.grid import grid_text
+    from pytest_chunkeval.run.base_ref import BaseRequest, _command
 
     grid = parse_grid(["fixed_size.size=500,1000", "ast.merge=isolate,greedy"])
     cmd = _command(BaseRequest(Path("."), "main", [], grid=grid_text(grid)), Path("/base"), [], Path("r.json"))
@@ -193,7 +193,7 @@ def test_a_shared_table_belongs_to_its_strategy_for_cleaning() -> None:
 
 
 def test_a_label_reads_back_to_its_strategy_and_values() -> None:
-    from pytest_chunkeval.grid import label, parse_label
+    from pytest_chunkeval.core.grid import label, parse_label
 
     point = (("size", 1000), ("merge", "greedy"), ("preserve_context", True), ("ratio", 0.5))
     assert parse_label(label("ast", point)) == ("ast", point)
@@ -201,7 +201,7 @@ def test_a_label_reads_back_to_its_strategy_and_values() -> None:
 
 
 def test_labels_sort_by_strategy_then_values_as_numbers_where_they_are_numbers() -> None:
-    from pytest_chunkeval.grid import sort_key
+    from pytest_chunkeval.core.grid import sort_key
 
     shuffled = ["fixed_size[size=2000,overlap=0]", "fixed_size", "ast", "fixed_size[size=500,overlap=100]",
                 "fixed_size[size=1000,overlap=0]", "fixed_size[size=500,overlap=0]", "ast[merge=greedy,ratio=0.25]",

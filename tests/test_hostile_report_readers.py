@@ -1,5 +1,5 @@
 """Issue 34, item 5 (leftovers): ``python -m pytest_chunkeval.verify`` and the ``--chunkeval-base`` side read a report
-through the checked reader (pytest_chunkeval/report_file.py), as frontier, calibrate and --chunkeval-compare do: a
+through the checked reader (pytest_chunkeval/results/report_file.py), as frontier, calibrate and --chunkeval-compare do: a
 report holding NaN, nested 100,000 deep, out of its fields' range or not JSON is one message naming the file, never a
 traceback (they were: a RecursionError, a ValueError or a KeyError mid-check, and a base report of NDCG 12345 taken as
 it stood)."""
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from hostile_reports import RANGE_CASES
 
-from pytest_chunkeval import base_ref
-from pytest_chunkeval.base_ref import BaseRefError, BaseRequest, evaluate_base
-from pytest_chunkeval.report_file import ReportError
-from pytest_chunkeval.verify import check_report, main
+from pytest_chunkeval.commands.verify import check_report, main
+from pytest_chunkeval.results.report_file import ReportError
+from pytest_chunkeval.run import base_ref
+from pytest_chunkeval.run.base_ref import BaseRefError, BaseRequest, evaluate_base
 
 #: name -> (the report's text, what the one message says of it)
 CASES = {

@@ -15,8 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from pytest_chunkeval.github.comment import build_body
+from pytest_chunkeval.commands.github.comment import build_body
+from pytest_chunkeval.core.ranking import Relevant
 from pytest_chunkeval.judges.comparison import QueryChange
+from pytest_chunkeval.judges.verdict import Failure, judge
 from pytest_chunkeval.output import headline
 from pytest_chunkeval.output.annotations import annotation_lines
 from pytest_chunkeval.output.escape import (
@@ -34,10 +36,8 @@ from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.messages import describe_outcome
 from pytest_chunkeval.output.report import Summary
 from pytest_chunkeval.output.tables import summary_text
-from pytest_chunkeval.ranking import Relevant
-from pytest_chunkeval.results import ChunkSpan, QuerySpec, RankedChunk
+from pytest_chunkeval.results.typed import ChunkSpan, QuerySpec, RankedChunk
 from pytest_chunkeval.scoring.outcomes import QueryOutcome
-from pytest_chunkeval.verdict import Failure, judge
 
 NAME = "x\n::error file=pwned.py::injected\n## Verdict: ✅ PASS <img src=x onerror=alert(1)>.py"
 TEXT = "How are passwords hashed?\r\n## Verdict: ✅ PASS <img src=https://evil.test/q.png> `code` [a](b)"

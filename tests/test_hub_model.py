@@ -22,10 +22,8 @@ from hub_standin import COMMIT, cached_repo, serve
 from huggingface_hub import constants as hub_constants
 from project_files import run
 
-from pytest_chunkeval.comparable import differences, identity, of_report
-from pytest_chunkeval.retrieval import model_files
-from pytest_chunkeval.retrieval.embed import Embedder
-from pytest_chunkeval.retrieval.model_files import (
+from pytest_chunkeval.core import model_files
+from pytest_chunkeval.core.model_files import (
     PINNED_SHA256,
     ModelIntegrityError,
     ModelNotFoundError,
@@ -34,10 +32,12 @@ from pytest_chunkeval.retrieval.model_files import (
     hub_revision,
     resolve_model,
 )
+from pytest_chunkeval.results.comparable import differences, identity, of_report
+from pytest_chunkeval.retrieval.embed import Embedder
 
 REPO = "tiny-org/tiny"
 WEIGHTS = {"model.safetensors": PINNED_SHA256["model.safetensors"]}
-_CHECK = ("import sys; from pytest_chunkeval.retrieval.model_files import check_model, resolve_model, hub_revision, "
+_CHECK = ("import sys; from pytest_chunkeval.core.model_files import check_model, resolve_model, hub_revision, "
           "verify_snapshot; print(check_model(sys.argv[1], sys.argv[2] == 'allow', print)); "
           "d = resolve_model(sys.argv[1])[1]; print('REVISION', hub_revision(d)); print('SHA', verify_snapshot(d))")
 

@@ -2,11 +2,12 @@
 from the source with ``ast``; ``python tools/import_graph.py`` prints it). A cycle made lazy only waits for the day
 someone hoists the import; the fix is to move the shared piece down, never to hide the import again.
 
-No import points up either: every module has a layer (``LAYER_OF``, drawn in docs/design.md's "Layers"), and imports
-only its own and those below (``python tools/import_graph.py --layers --typing``).
+No import points up either: a module's layer is the folder it sits in (``LAYERS``, drawn in docs/design.md's
+"Layers"), and it imports only its own and those below (``python tools/import_graph.py --layers --typing``); each
+layer's folder says in its docstring which layers it imports, and imports no other.
 
 The tool itself is checked on small packages written here, so "no cycle" and "nothing upward" cannot come from a graph
-that misses edges or a layer table that places nothing.
+that misses edges or layers that place nothing.
 """
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def test_not_even_through_type_only_imports(graph_tool: ModuleType) -> None:
 
 def test_the_vocabulary_imports_nothing_of_the_package(graph_tool: ModuleType) -> None:
     graph = graph_tool.build_graph(typing=True)
-    assert graph["pytest_chunkeval.vocabulary"] == []
+    assert graph["pytest_chunkeval.core.vocabulary"] == []
 
 
 def test_no_module_imports_a_layer_above_its_own(graph_tool: ModuleType) -> None:
@@ -57,50 +58,48 @@ def test_no_module_imports_a_layer_above_its_own(graph_tool: ModuleType) -> None
     found = graph_tool.describe_layers(graph)
     assert not found, "upward imports (python tools/import_graph.py --layers --typing):\n" + "\n".join(found)
     layers = {graph_tool.layer_of(module) for module in graph}
-    assert layers == set(graph_tool.LAYERS)  # every layer holds a module: the table places the whole package
+    assert layers == set(graph_tool.LAYERS)  # every layer is a folder that holds a module
 
 
-def test_the_judges_sit_above_the_results_and_the_renderers_above_the_judges(graph_tool: ModuleType) -> None:
-    """The arrows that once pointed up stay fixed where they were fixed: the sizes the chunkers measure are chunking's,
-    the judges left scoring/, the Summary the verdict reads is the judges'."""
-    place = graph_tool.layer_of
-    assert place("pytest_chunkeval.chunking.sizing") == place("pytest_chunkeval.contract") == "chunking/retrieval"
-    assert place("pytest_chunkeval.judges.comparison") == place("pytest_chunkeval.verdict") == "judges"
-    assert place("pytest_chunkeval.judges.summary") == "judges" and place("pytest_chunkeval.judged") == "results"
-    assert place("pytest_chunkeval.frontier.cli") == "plugin/CLI" and place("pytest_chunkeval.frontier.chart") == "output"
+def test_the_layers_are_the_folders_and_the_top_level_holds_the_entry_points(graph_tool: ModuleType) -> None:
+    package = ROOT / "pytest_chunkeval"
+    folders = {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+    assert folders == set(graph_tool.LAYERS) - {graph_tool.TOP}
+    top = sorted(graph_tool.top_level(graph_tool.build_graph()))
+    assert len(top) <= graph_tool.MAX_TOP_LEVEL, top
+    assert "pytest_chunkeval.plugin" in top and "pytest_chunkeval.cli" in top
 
 
-def _drawn_layers(text: str, layers: tuple[str, ...]) -> dict[str, str]:
-    """docs/design.md's drawing: a layer's name at the start of a line, its members on it and the indented lines below."""
+def test_no_folder_imports_another_that_imports_it_back(graph_tool: ModuleType) -> None:
+    """The circles that once were (chunking and retrieval through the model's tokenizer, output and the frontier's
+    renderers) stay broken: the folders' graph has no cycle."""
+    imports = graph_tool.folder_imports(graph_tool.build_graph(typing=True))
+    circles = [(a, b) for a, targets in imports.items() for b in targets if a in imports[b]]
+    assert not circles
+    assert "retrieval" not in imports["chunking"] and "output" not in imports["frontier"]
+
+
+def test_each_folder_says_what_it_holds_and_what_it_imports(graph_tool: ModuleType) -> None:
+    """The ``Imports:`` line is the folder's own promise, checked against its imports by describe_layers above; here,
+    that it promises nothing of a layer above it."""
+    for layer in graph_tool.LAYERS[:-1]:
+        said = graph_tool.declared_imports(layer)
+        assert said is not None, layer
+        assert said <= set(graph_tool.LAYERS[:graph_tool.LAYERS.index(layer)]), (layer, said)
+
+
+def test_the_drawing_in_the_design_page_is_the_folders_graph(graph_tool: ModuleType) -> None:
+    """docs/design.md draws each layer's folder with the layers it imports: the drawing is the graph the source has."""
+    text = DESIGN.read_text(encoding="utf-8")
     block = text.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0].split("```", 2)[1]
-    drawn: dict[str, str] = {}
-    current = None
+    drawn: dict[str, set[str]] = {}
     for line in block.splitlines():
-        head = line.split("  ", 1)[0]
-        if head in layers:
-            current = head
-            drawn[current] = line[len(head):]
-        elif current is not None:
-            drawn[current] += " " + line
-    return drawn
-
-
-def _written(entry: str) -> str:
-    """A LAYER_OF entry as the drawing writes it: ``settings.setting`` -> ``settings/setting.py``, a package ``x/``."""
-    if entry == "":
-        return "__init__.py"
-    path = ROOT / "pytest_chunkeval" / entry.replace(".", "/")
-    return entry.replace(".", "/") + ("/" if path.is_dir() else ".py")
-
-
-def test_the_drawing_in_the_design_page_is_the_table_the_check_uses(graph_tool: ModuleType) -> None:
-    drawn = _drawn_layers(DESIGN.read_text(encoding="utf-8"), graph_tool.LAYERS)
-    assert list(drawn) == list(reversed(graph_tool.LAYERS))  # drawn top down: the entry points first, core last
-    misplaced = []
-    for entry, layer in graph_tool.LAYER_OF.items():
-        if _written(entry) not in re.findall(r"[\w/.]+", drawn[layer]):
-            misplaced.append(f"{_written(entry)} ({layer})")
-    assert not misplaced, f"docs/design.md's Layers drawing does not show these in their layer: {misplaced}"
+        found = re.match(r"^(\S.*?)/?\s+imports: (.*)$", line)
+        if found:
+            named = found.group(2).strip()
+            drawn[found.group(1).strip()] = set() if named == "-" else {w.strip() for w in named.split(",")}
+    imports = graph_tool.folder_imports(graph_tool.build_graph(typing=True))
+    assert drawn == imports
 
 
 def _package(root: Path, files: dict[str, str]) -> Path:
@@ -151,36 +150,41 @@ def test_relative_and_dynamic_imports_count_type_only_ones_do_not(graph_tool: Mo
 def test_the_command_line_prints_the_graph(graph_tool: ModuleType, capsys) -> None:
     assert graph_tool.main([]) == 0
     out = capsys.readouterr().out
-    assert "pytest_chunkeval.evaluate -> " in out and out.rstrip().endswith("0 cycle(s)")
+    assert "pytest_chunkeval.evaluation.evaluate -> " in out and out.rstrip().endswith("0 cycle(s)")
 
 
-def test_an_upward_import_is_found_lazy_or_type_only_and_an_unplaced_module_is_named(
-        graph_tool: ModuleType, tmp_path: Path) -> None:
+def test_an_upward_import_is_found_lazy_or_type_only_and_a_stray_folder_is_named(
+        graph_tool: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _package(tmp_path, {
         "__init__.py": "from pkg import top\n",
-        "low.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.mid import M\n",
-        "mid/__init__.py": "",
-        "mid/a.py": "import pkg.low\n\ndef f():\n    from pkg import top\n    return top\n",
-        "mid/up.py": "import pkg.top\n",  # placed with top by its own, longer entry: no arrow
+        "low/__init__.py": "'''The low layer.\n\nImports: nothing of the package.\n'''\n",
+        "low/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.mid import M\n",
+        "mid/__init__.py": "'''The middle.\n\nImports: low.\n'''\n",
+        "mid/a.py": "import pkg.low.a\n\ndef f():\n    from pkg import top\n    return top\n",
         "top.py": "import pkg.mid.a\n",
-        "stray.py": "",
+        "stray/__init__.py": "",
+        "templates/t.py": "import pkg.top\n",  # package data, not a module: no __init__.py beside it
     })
-    table = {"": "high", "low": "low", "mid": "mid", "mid.up": "high", "top": "high"}
-    layers = ("low", "mid", "high")
-    assert graph_tool.layer_of("pkg.mid.up", "pkg", table) == "high"
-    assert graph_tool.layer_of("pkg.mid.a", "pkg", table) == "mid"
+    monkeypatch.setitem(graph_tool.ROOT_OF, "pkg", root)
+    layers = ("low", "mid", graph_tool.TOP)
+    assert graph_tool.layer_of("pkg.mid.a", "pkg", layers) == "mid"
+    assert graph_tool.layer_of("pkg.top", "pkg", layers) == graph_tool.TOP
+    assert graph_tool.layer_of("pkg.stray", "pkg", layers) is None
     plain = graph_tool.build_graph(root, "pkg")
-    assert [(e.source, e.target, e.kind) for e in graph_tool.upward(plain, "pkg", table, layers)] == [
+    assert "pkg.templates.t" not in plain
+    assert [(e.source, e.target, e.kind) for e in graph_tool.upward(plain, "pkg", layers)] == [
         ("pkg.mid.a", "pkg.top", "lazy")]
     typed = graph_tool.build_graph(root, "pkg", typing=True)
-    assert graph_tool.describe_layers(typed, "pkg", table, layers) == [
-        "pkg.low (low) -> pkg.mid (mid) (typing, line 3)",
-        "pkg.mid.a (mid) -> pkg.top (high) (lazy, line 4)",
-        "pkg.stray: no layer (place it in LAYER_OF, tools/import_graph.py)",
+    assert graph_tool.describe_layers(typed, "pkg", layers) == [
+        "pkg.low.a (low) -> pkg.mid (mid) (typing, line 3)",
+        "pkg.mid.a (mid) -> pkg.top (top level) (lazy, line 4)",
+        "pkg.stray: in a folder that is no layer (LAYERS, tools/import_graph.py)",
+        "low/ imports mid, which its 'Imports:' line does not name",
+        "mid/ imports top level, which its 'Imports:' line does not name",
     ]
 
 
 def test_the_command_line_lists_the_layers(graph_tool: ModuleType, capsys) -> None:
     assert graph_tool.main(["--layers", "--typing"]) == 0
     out = capsys.readouterr().out
-    assert "core -> chunking/retrieval" in out and out.rstrip().endswith("0 upward import(s) or unplaced module(s)")
+    assert "core -> chunking -> retrieval" in out and out.rstrip().endswith("0 upward import(s) or unplaced module(s)")

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 from project_files import run
 
+from pytest_chunkeval.core.model_files import default_model_dir
 from pytest_chunkeval.retrieval.embed import Embedder
-from pytest_chunkeval.retrieval.model_files import default_model_dir
 from pytest_chunkeval.retrieval.openai_http import openai_remote
 from pytest_chunkeval.retrieval.remote import RemoteSettings
 

@@ -17,10 +17,10 @@ import pytest
 import yaml
 
 from pytest_chunkeval.cli import main
-from pytest_chunkeval.golden import load_golden
-from pytest_chunkeval.init.files import ACTION, WORKFLOW_FILE, strategy_module
-from pytest_chunkeval.init.ini_text import edit
-from pytest_chunkeval.init.suites import FAMILY_ALPHA, LARGEST_MDE, MIN_QUERIES, TYPICAL_SD, detectable
+from pytest_chunkeval.commands.init.files import ACTION, WORKFLOW_FILE, strategy_module
+from pytest_chunkeval.commands.init.ini_text import edit
+from pytest_chunkeval.commands.init.suites import FAMILY_ALPHA, LARGEST_MDE, MIN_QUERIES, TYPICAL_SD, detectable
+from pytest_chunkeval.core.golden import load_golden
 from pytest_chunkeval.scoring.family import queries_needed
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,13 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_chunkeval.chunking.boundary import chunk_problem
+from pytest_chunkeval.chunking.contract import resolve, unregister
 from pytest_chunkeval.chunking.sizing import default_tokens, model_tokens
-from pytest_chunkeval.contract import resolve, unregister
-from pytest_chunkeval.discovery import exec_source
-from pytest_chunkeval.init.files import strategy_module
-from pytest_chunkeval.retrieval.model_files import default_model_dir
+from pytest_chunkeval.chunking.strategy_files import exec_source
+from pytest_chunkeval.chunking.strategy_sources import load
+from pytest_chunkeval.commands.init.files import strategy_module
+from pytest_chunkeval.core.model_files import default_model_dir
 from pytest_chunkeval.scoring.quality import check
-from pytest_chunkeval.sources import load
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL_FILES = sorted([*ROOT.glob("pytest_chunkeval/**/*.py"), ROOT / "README.md",

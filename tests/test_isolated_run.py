@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from project_files import SHOP_CORPUS, set_ini, write_strategies, write_suite
 
-from pytest_chunkeval.isolation import NEUTRAL_INI, environment, pytest_args, strategy_conftests, user_args
-from pytest_chunkeval.project import ProjectConfig, typed
+from pytest_chunkeval.run.isolation import NEUTRAL_INI, environment, pytest_args, strategy_conftests, user_args
+from pytest_chunkeval.settings.project import ProjectConfig, typed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,7 +52,7 @@ import sys
 from pathlib import Path
 
 from pytest_chunkeval import strategy
-from pytest_chunkeval.strategies.fixed_size import fixed_size
+from pytest_chunkeval.chunking.strategies.fixed_size import fixed_size
 
 sys.path.insert(0, str(Path(__file__).parent / "_vendor"))
 import noisy_dependency  # noqa: E402
@@ -79,7 +79,7 @@ def noisy():
 #: A conftest that defines a strategy: an isolated run imports it, and no other conftest.
 STRATEGY_CONFTEST = """\
 from pytest_chunkeval import strategy
-from pytest_chunkeval.strategies.fixed_size import fixed_size
+from pytest_chunkeval.chunking.strategies.fixed_size import fixed_size
 
 
 @strategy
@@ -173,7 +173,7 @@ def test_conftests_that_define_strategies_on_the_way_to_a_suite_are_the_only_one
                       "golden/conftest.py": "import pytest_chunkeval\n",
                       "golden/shop/conftest.py": "import requests  # the project's tests\n",
                       "tests/conftest.py": "from pytest_chunkeval import strategy\n",  # not on the way
-                      "strategies/conftest.py": "import pytest_chunkeval.contract\n"}.items():
+                      "strategies/conftest.py": "import pytest_chunkeval.chunking.contract\n"}.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     found = strategy_conftests(tmp_path, [tmp_path / "golden" / "shop", tmp_path / "strategies", Path("/elsewhere")])
@@ -222,13 +222,13 @@ def test_chunkeval_run_evaluates_where_the_projects_test_setup_stops_pytest(tmp_
 
 
 def test_the_header_says_why_the_configfile_is_the_packages_own(tmp_path: Path) -> None:
-    """Issue 33: `configfile: .../site-packages/pytest_chunkeval/isolated.ini` with no word of why."""
+    """Issue 33: `configfile: .../site-packages/pytest_chunkeval/run/isolated.ini` with no word of why."""
     write_project(tmp_path, hostile=True)
     done = chunkeval_run(tmp_path, "--collect-only")
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
     header = done.stdout.split("collected ", 1)[0].splitlines()
     configfile = next(i for i, line in enumerate(header) if line.startswith("configfile: "))
-    assert header[configfile].endswith("pytest_chunkeval/isolated.ini")
+    assert header[configfile].endswith("pytest_chunkeval/run/isolated.ini")
     assert header[configfile + 1] == (
         "chunkeval run: configfile isolated.ini on purpose: only the chunkeval_* settings of pyproject.toml are read; "
         "the project's own pytest settings, its conftests (but those that define strategies) and its plugins stay "

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_chunkeval.cli import main
-from pytest_chunkeval.generators.keyword_suite import derive_keyword_suite
-from pytest_chunkeval.generators.keywords import (
+from pytest_chunkeval.commands.golden.keyword_suite import derive_keyword_suite
+from pytest_chunkeval.commands.golden.keywords import (
     KeywordOptions,
     code_identifiers,
     document_frequency,
@@ -19,8 +19,8 @@ from pytest_chunkeval.generators.keywords import (
     looks_like_identifier,
     query_terms,
 )
-from pytest_chunkeval.golden import GoldenError, load_golden
-from pytest_chunkeval.results import SuiteResult
+from pytest_chunkeval.core.golden import GoldenError, load_golden
+from pytest_chunkeval.results.typed import SuiteResult
 
 PY = '''import math
 

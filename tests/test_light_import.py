@@ -39,8 +39,8 @@ def test_a_plain_pytest_run_reads_no_option_beyond_its_own_and_loads_no_strategy
         import sys
 
         def test_plain():
-            assert "pytest_chunkeval.plugin" in sys.modules and "pytest_chunkeval.flags" in sys.modules
-            unwanted = ("pytest_chunkeval.options", "pytest_chunkeval.run_hooks", "pytest_chunkeval.sources", *{HEAVY!r})
+            assert "pytest_chunkeval.plugin" in sys.modules and "pytest_chunkeval.settings.flags" in sys.modules
+            unwanted = ("pytest_chunkeval.settings.options", "pytest_chunkeval.run.hooks", "pytest_chunkeval.chunking.strategy_sources", *{HEAVY!r})
             assert [m for m in unwanted if m in sys.modules] == []
         """)
     pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=1)

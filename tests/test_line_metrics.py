@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from pytest_chunkeval.ranking import Ranked, Relevant
+from pytest_chunkeval.core.ranking import Ranked, Relevant
 from pytest_chunkeval.scoring.line_metrics import (
     budget_recall,
     evaluate_lines,
@@ -89,7 +89,7 @@ def test_line_measures_agree_with_trec_eval_on_random_cases() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from pytest_chunkeval.verify import _expected_lines
+    from pytest_chunkeval.commands.verify import _expected_lines
 
     span = st.tuples(st.sampled_from(["a.py", "b.py"]), st.integers(1, 25), st.integers(0, 8))
     relevant = st.lists(st.tuples(span, st.integers(1, 3)), min_size=1, max_size=3)

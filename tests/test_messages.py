@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from pytest_chunkeval.chunking.boundary import LIMIT_SETTING
-from pytest_chunkeval.golden import Query
-from pytest_chunkeval.items import QUALITY, QUALITY_CHECKS, ReportedFailure
+from pytest_chunkeval.core.golden import Query
+from pytest_chunkeval.core.ranking import Relevant
+from pytest_chunkeval.evaluation.build_facts import BuildFacts
 from pytest_chunkeval.judges.comparison import MetricDelta, QueryChange, StrategyComparison
 from pytest_chunkeval.output import messages
-from pytest_chunkeval.ranking import Relevant
-from pytest_chunkeval.results import ChunkSpan, RankedChunk
-from pytest_chunkeval.run_cache import BuildFacts
+from pytest_chunkeval.results.typed import ChunkSpan, RankedChunk
+from pytest_chunkeval.run.items import QUALITY, QUALITY_CHECKS, ReportedFailure
 from pytest_chunkeval.scoring.outcomes import QueryOutcome
 from pytest_chunkeval.scoring.quality import QualityReport
 

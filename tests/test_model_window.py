@@ -16,8 +16,8 @@ import sentence_transformers  # noqa: F401
 from project_files import name_suites, write_strategies, write_suite
 
 from pytest_chunkeval.chunking.sizing import read_window
+from pytest_chunkeval.core.model_files import default_model_dir
 from pytest_chunkeval.retrieval.embed import Embedder
-from pytest_chunkeval.retrieval.model_files import default_model_dir
 
 
 def model_copy(dest: Path, window: int | None = 128, tokenizer_json: bool = True) -> Path:
@@ -75,7 +75,7 @@ def test_tokenizer_without_tokenizer_json_is_built_from_the_vocabulary(tmp_path:
 
 STRATEGIES = """
     from pytest_chunkeval import AstChunker, FileLevelChunker, strategy
-    from pytest_chunkeval.contract import WINDOW
+    from pytest_chunkeval.chunking.contract import WINDOW
 
     @strategy
     def file_level():

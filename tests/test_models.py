@@ -17,10 +17,10 @@ import pytest
 import yaml
 from project_files import SHOP_CORPUS, name_suites, set_ini, write_suite
 
-from pytest_chunkeval.models import model_labels
+from pytest_chunkeval.core.model_files import default_model_dir
 from pytest_chunkeval.retrieval.embed import Embedder
-from pytest_chunkeval.retrieval.model_files import default_model_dir
 from pytest_chunkeval.retrieval.table_identity import TableIdentity, read_record
+from pytest_chunkeval.run.models import model_labels
 
 GOLDEN = """
     corpus: corpus

@@ -14,9 +14,9 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from pytest_chunkeval.isolation import NEUTRAL_INI, PROJECT_FLAG
-from pytest_chunkeval.project import ConfigError, ProjectConfig
+from pytest_chunkeval.run.isolation import NEUTRAL_INI, PROJECT_FLAG
 from pytest_chunkeval.settings import SETTING, SETTINGS
+from pytest_chunkeval.settings.project import ConfigError, ProjectConfig
 from pytest_chunkeval.settings.setting import shown
 
 
@@ -129,7 +129,7 @@ def _project(pytester: pytest.Pytester, line: str) -> Path:
 
 def _isolated(toml: Path) -> list[str]:
     """The arguments ``chunkeval run`` gives pytest (isolation.pytest_args, less the plugin pytester loads anyway):
-    pytest reads the neutral ini file, and only the run's own reader (pytest_chunkeval/project.py) reads the
+    pytest reads the neutral ini file, and only the run's own reader (pytest_chunkeval/settings/project.py) reads the
     project's file, with TOML's types."""
     return ["-c", str(NEUTRAL_INI), "--rootdir", str(toml.parent), "--noconftest", f"{PROJECT_FLAG}={toml}"]
 

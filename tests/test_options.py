@@ -89,7 +89,7 @@ def test_numeric_ini_values_are_typed_in_help(pytester: pytest.Pytester) -> None
 
 
 def test_settings_from_ini_and_command_line_are_merged_command_line_first(pytester: pytest.Pytester) -> None:
-    from pytest_chunkeval.options import read_options
+    from pytest_chunkeval.settings.options import read_options
 
     pytester.makeini("[pytest]\nchunkeval_k = 5\nchunkeval_gate_recall_drop = 0.02\nchunkeval_regression_alpha = off\n")
     config = pytester.parseconfig("--chunkeval", "--chunkeval-retrieval=vector", "-p", "no:cacheprovider")

@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from pytest_chunkeval.corpus import Corpus
-from pytest_chunkeval.distributed import WorkerResults, merge
-from pytest_chunkeval.evaluate import StrategyRun
-from pytest_chunkeval.golden import GoldenSuite
-from pytest_chunkeval.ordering import collect, strategy_order
+from pytest_chunkeval.core.corpus import Corpus
+from pytest_chunkeval.core.golden import GoldenSuite
+from pytest_chunkeval.evaluation.evaluate import StrategyRun
+from pytest_chunkeval.results.ordering import collect, strategy_order
+from pytest_chunkeval.run.distributed import WorkerResults, merge
 
 MODES = ("vector", "hybrid")
 # "ast-x" sorts before "ast[vector]" as a label ("-" < "[") but after "ast" as a name: ordering by label (as merge

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 from project_files import PROJECT_CORPUS, PROJECT_GOLDEN, run
 
-from pytest_chunkeval.verify import verify_report
+from pytest_chunkeval.commands.verify import verify_report
 
 # The ``project`` fixture (tests/conftest.py) writes the shop of tests/project_files.py and loads LanceDB and the
 # model's libraries once for the session, outside the in-process runs.

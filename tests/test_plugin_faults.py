@@ -109,7 +109,7 @@ def test_a_model_that_cannot_load_stops_the_run_once_before_any_item(project: py
 def test_a_damaged_bundled_model_stops_the_run_naming_both_digests(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pytest_chunkeval.retrieval import model_files
+    from pytest_chunkeval.core import model_files
 
     monkeypatch.setitem(model_files.PINNED_SHA256, "tokenizer.json", "0" * 64)
     model_files.verify_pinned.cache_clear()

@@ -47,7 +47,7 @@ def test_progress_lines_stand_alone_and_count_only_what_is_embedded(project: pyt
 def test_a_ci_log_gets_a_line_with_rate_and_time_left_at_least_every_interval() -> None:
     """No terminal: a start line, then while the work goes on a line whenever ``interval`` seconds have passed since
     the last one (a silent log looks hung), then the end; on a clock the test moves."""
-    from pytest_chunkeval.run_state.progress import LineProgress
+    from pytest_chunkeval.run.parts.progress import LineProgress
 
     now = [100.0]
     lines: list[str] = []

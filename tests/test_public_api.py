@@ -30,7 +30,7 @@ def test_every_public_name_resolves_after_every_module_of_the_package_is_importe
         "    if not info.ispkg and info.name not in ('__main__',):\n"
         "        importlib.import_module('pytest_chunkeval.' + info.name)\n"
         "from pytest_chunkeval import WINDOW, Strategy, strategy\n"
-        "import pytest_chunkeval.contract as contract\n"
+        "import pytest_chunkeval.chunking.contract as contract\n"
         "print(json.dumps([strategy is contract.strategy, Strategy is contract.Strategy, WINDOW,\n"
         "                  sorted(n for n in pytest_chunkeval.__all__ if type(getattr(pytest_chunkeval, n)).__name__"
         " == 'module')]))\n"

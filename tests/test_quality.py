@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_chunkeval.chunk import line_starts, span_chunk
+from pytest_chunkeval.chunking.contract import Strategy, resolve
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
 from pytest_chunkeval.chunking.sizing import nonws_len, span_sizer, text_size
-from pytest_chunkeval.contract import Strategy, resolve
+from pytest_chunkeval.core.chunk import line_starts, span_chunk
 from pytest_chunkeval.scoring.quality import check
 
 TEXT = "def alpha():\n    return 'a long line that windows will cut in two places'\n\n\x0cdef beta():\n    return 2\n"

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 from project_files import PROJECT_CORPUS, PROJECT_STRATEGIES, name_suites, write_strategies, write_suite
 
-from pytest_chunkeval.contract import Registration
-from pytest_chunkeval.retrieval.ray_engine import init_kwargs, merge_stats
+from pytest_chunkeval.chunking.contract import Registration
+from pytest_chunkeval.evaluation.ray_engine import init_kwargs, merge_stats
 
 CORPUS = {
     "auth.py": PROJECT_CORPUS["auth.py"],
@@ -88,7 +88,7 @@ def test_engine_ray_without_ray_says_what_to_install(
 
 
 def test_engine_and_address_merge_from_ini_and_command_line(pytester: pytest.Pytester) -> None:
-    from pytest_chunkeval.options import read_options
+    from pytest_chunkeval.settings.options import read_options
 
     pytester.makeini("[pytest]\nchunkeval_ray_address = ray://head:10001\n")
     options = read_options(pytester.parseconfig("--chunkeval", "-p", "no:cacheprovider"))
@@ -125,7 +125,7 @@ def test_init_arguments_are_quiet_and_give_local_workers_this_sys_path(tmp_path:
 
 def test_per_file_counters_add_up_and_derived_values_are_recomputed() -> None:
     from pytest_chunkeval import Strategy
-    from pytest_chunkeval.contract import resolve
+    from pytest_chunkeval.chunking.contract import resolve
 
     class Counting(Strategy):
         name = "counting"
@@ -150,8 +150,8 @@ def test_per_file_counters_add_up_and_derived_values_are_recomputed() -> None:
 
 def test_a_worker_rebuilds_a_strategy_from_its_file_and_notices_an_edit(tmp_path: Path) -> None:
     """What a Ray worker does, in this process: import the registering file by path, call the factory, bind it."""
-    from pytest_chunkeval.contract import registrations, unregister
-    from pytest_chunkeval.retrieval.ray_engine import StrategySpec
+    from pytest_chunkeval.chunking.contract import registrations, unregister
+    from pytest_chunkeval.evaluation.ray_engine import StrategySpec
 
     path = tmp_path / "ray_probe.py"
     body = "from pytest_chunkeval import FixedSizeChunker, strategy\n\n@strategy\ndef ray_probe():\n" \

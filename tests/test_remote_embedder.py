@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from embedding_server import Reply, StandIn, hashed_words, serve
 
+from pytest_chunkeval.core.model_files import default_model_dir
 from pytest_chunkeval.retrieval.cache_store import EmbeddingCache
 from pytest_chunkeval.retrieval.embed import Embedder
-from pytest_chunkeval.retrieval.model_files import default_model_dir
 from pytest_chunkeval.retrieval.openai_http import OpenAIEmbeddings, openai_remote, retry_after
 from pytest_chunkeval.retrieval.remote import (
     EmbedderError,
@@ -207,7 +207,7 @@ def test_route_of(name: str | None, route: tuple[str, str] | None) -> None:
 
 
 def test_the_ray_engine_with_a_remote_model_is_one_usage_error(tmp_path: Path) -> None:
-    from pytest_chunkeval.options import Options
+    from pytest_chunkeval.settings.options import Options
 
     options = Options(rootdir=tmp_path, model="openai:text-embedding-3-small", engine="ray",
                       cache_dir=tmp_path / "cache", db_uri=str(tmp_path / "db"))

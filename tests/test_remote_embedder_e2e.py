@@ -16,7 +16,7 @@ import pytest
 from embedding_server import Reply, StandIn, serve
 from project_files import run
 
-from pytest_chunkeval.retrieval.model_files import default_model_dir
+from pytest_chunkeval.core.model_files import default_model_dir
 
 KEY = "sk-e2e-0a1b2c3d4e5f60718293a4b5c6d7e8f9"
 

@@ -21,21 +21,21 @@ from hand_made_results import KEY, STORED_GATES, STORED_VS, VERDICT, made_suite,
 import pytest_chunkeval.judges.against_baseline as against_baseline
 import pytest_chunkeval.judges.comparison as comparison
 import pytest_chunkeval.judges.gates as gates
+import pytest_chunkeval.judges.verdict as verdict_module
 import pytest_chunkeval.scoring.family as family
 import pytest_chunkeval.scoring.stats as stats
-import pytest_chunkeval.verdict as verdict_module
-from pytest_chunkeval.evaluate import Evaluator
-from pytest_chunkeval.github.comment import DEFAULT_MARKER, build_body
-from pytest_chunkeval.judged import AgainstBaseline
-from pytest_chunkeval.judges.summary import Verdict
+from pytest_chunkeval.commands.github.comment import DEFAULT_MARKER, build_body
+from pytest_chunkeval.evaluation.evaluate import Evaluator
+from pytest_chunkeval.judges.judged_run import Verdict
 from pytest_chunkeval.output import headline
 from pytest_chunkeval.output.annotations import MAX_ANNOTATIONS, annotation_lines
 from pytest_chunkeval.output.markdown import append_step_summary, document
 from pytest_chunkeval.output.misses import unheld_lines
 from pytest_chunkeval.output.report import build_report
 from pytest_chunkeval.output.tables import comparison_table, index_table, retrieval_table, summary_text
-from pytest_chunkeval.report_file import shape_problem
-from pytest_chunkeval.results import (
+from pytest_chunkeval.results.decisions import AgainstBaseline
+from pytest_chunkeval.results.report_file import shape_problem
+from pytest_chunkeval.results.typed import (
     suites_from_report,
 )
 from pytest_chunkeval.retrieval.embed import Embedder

@@ -10,7 +10,7 @@ from frontier_reports import hand_made_report
 from hostile_reports import RANGE_CASES
 
 from pytest_chunkeval.cli import main
-from pytest_chunkeval.report_file import ReportError, read_report
+from pytest_chunkeval.results.report_file import ReportError, read_report
 
 VALID_ENTRY = '{"index": {"bytes": 1}, "queries": {"q": {"metrics": {"lines": {"ndcg@10": %s}}}}}'
 

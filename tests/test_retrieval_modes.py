@@ -13,18 +13,18 @@ import pytest
 from mode_results import SPECS, K, result, suite
 from project_files import SHOP_CORPUS, set_ini, write_strategies, write_suite
 
+from pytest_chunkeval.commands.verify import check_report
 from pytest_chunkeval.judges.against_baseline import judge_suites
 from pytest_chunkeval.judges.comparison import Policy, judged
 from pytest_chunkeval.judges.gates import Thresholds
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.report import REPORT_VERSION, Summary, build_report
 from pytest_chunkeval.output.tables import index_table, render_text, retrieval_table
-from pytest_chunkeval.results import (
+from pytest_chunkeval.results.typed import (
     SuiteResult,
     row_label,
     suites_from_report,
 )
-from pytest_chunkeval.verify import check_report
 
 
 def two_modes() -> SuiteResult:

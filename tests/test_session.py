@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from project_files import write_suite
 
-from pytest_chunkeval.accepted import FILE_NAME, AcceptedMisses, record_section
-from pytest_chunkeval.options import Options
-from pytest_chunkeval.session import ChunkevalState
+from pytest_chunkeval.run.accepted import FILE_NAME, AcceptedMisses, record_section
+from pytest_chunkeval.run.state import RunState
+from pytest_chunkeval.settings.options import Options
 
 
 @pytest.fixture
@@ -21,10 +21,10 @@ def suite_dir(tmp_path: Path) -> Path:
     return folder
 
 
-def state(root: Path, **kw: object) -> ChunkevalState:
+def state(root: Path, **kw: object) -> RunState:
     options = Options(rootdir=root, golden_patterns=["golden/*/queries.yaml"], golden_paths=[],
                       strategies_dir=root / "strategies", **kw)
-    s = ChunkevalState(options, write=lambda text: None)
+    s = RunState(options, write=lambda text: None)
     s.exchange.model_id = "m"  # as an xdist controller knows it: no evaluator, no model needed
     return s
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from pytest_chunkeval.options import CONTEXT_FIELDS, Options, read_options
 from pytest_chunkeval.settings import GROUPS, SETTING, SETTINGS
+from pytest_chunkeval.settings.options import CONTEXT_FIELDS, Options, read_options
 
 
 def test_options_has_one_field_per_setting_of_the_same_name() -> None:
@@ -62,10 +62,10 @@ def _defaults(cls: type) -> dict[str, Any]:
                                                     "correction": "regression_correction"}),
     ("pytest_chunkeval.retrieval.embed:Embedder", {"name_or_path": "model", "device": "device",
                                                    "batch_size": "batch_size", "backend": "backend"}),
-    ("pytest_chunkeval.evaluate:EvalConfig", {"k": "k", "retrieval": "retrieval", "chunk_timeout": "chunk_timeout",
+    ("pytest_chunkeval.evaluation.evaluate:EvalConfig", {"k": "k", "retrieval": "retrieval", "chunk_timeout": "chunk_timeout",
                                              "strategy_memory": "strategy_memory",
                                              "max_chunks": "max_chunks_per_file"}),
-    ("pytest_chunkeval.base_ref:BaseRequest", {"k": "k", "retrieval": "retrieval", "baseline": "baseline",
+    ("pytest_chunkeval.run.base_ref:BaseRequest", {"k": "k", "retrieval": "retrieval", "baseline": "baseline",
                                                "model": "model", "backend": "backend"}),
     ("pytest_chunkeval.output.report:Summary", {"correction": "regression_correction",
                                                 "tolerance": "regression_tolerance", "columns": "columns"}),
@@ -132,7 +132,7 @@ def test_a_flag_only_given_keeps_the_ini_folder_for_relative_paths(pytester: pyt
 
 
 def test_the_recording_command_leaves_out_what_the_table_marks_as_output_only() -> None:
-    from pytest_chunkeval.flags import output_only_flags
+    from pytest_chunkeval.settings.flags import output_only_flags
 
     flags = output_only_flags()
     assert flags["--chunkeval-base"] is True and flags["--chunkeval-accept-misses"] is False

@@ -123,7 +123,7 @@ def test_a_corpus_streamed_in_windows_of_two_gives_the_report_of_one_window(
     texts it shares with the first already embedded, and the report counts which strategy embedded what."""
     import json
 
-    from pytest_chunkeval import evaluate
+    from pytest_chunkeval.evaluation import evaluate
 
     def report(name: str) -> dict:  # type: ignore[type-arg]
         result = run(project, f"--chunkeval-report={name}.json", "-o", f"chunkeval_cache_dir={name}-cache",

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from comparison_results import CHUNKS, compared_summary, result, spec, suite
 
+from pytest_chunkeval.judges.verdict import Failure, judge
 from pytest_chunkeval.output.headline import markdown, text_lines
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.report import build_report
 from pytest_chunkeval.output.tables import summary_text
-from pytest_chunkeval.verdict import Failure, judge
 
 SPECS = [spec(f"q{i}") for i in range(30)]
 ACCEPT = "pytest --chunkeval --chunkeval-accept-misses"
@@ -97,7 +97,7 @@ def test_every_renderer_says_the_verdict_first() -> None:
 
 
 def test_the_command_that_records_misses_keeps_what_selects_and_drops_what_compares_or_writes() -> None:
-    from pytest_chunkeval.session_outputs import recording_args
+    from pytest_chunkeval.run.outputs_plugin import recording_args
 
     args = ["--chunkeval", "-m", "chunkeval", "--chunkeval-base", "main", "--chunkeval-markdown=pr.md", "-k", "ast",
             "--chunkeval-step-summary", "--junitxml=x.xml", "--chunkeval-golden=g/q.yaml"]

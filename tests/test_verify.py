@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.ranking import ChunkRef, Ranked, Relevant
+from pytest_chunkeval.commands.verify import check_report, load_golden, main, verify_report
+from pytest_chunkeval.core.ranking import ChunkRef, Ranked, Relevant
 from pytest_chunkeval.scoring.metrics import evaluate_query, sort_ranking
-from pytest_chunkeval.verify import check_report, load_golden, main, verify_report
 
 pytest.importorskip("pytrec_eval")
 

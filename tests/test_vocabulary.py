@@ -1,4 +1,4 @@
-"""The shared words are spelled once: metric keys, labels and the default k come from pytest_chunkeval/vocabulary.py,
+"""The shared words are spelled once: metric keys, labels and the default k come from pytest_chunkeval/core/vocabulary.py,
 and settings are read from Options, not from pytest's config, outside the settings package.
 
 A module that builds ``f"ndcg@{k}"`` itself drifts from the reports the moment the key's form changes; a second
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval import vocabulary
-from pytest_chunkeval.vocabulary import DEFAULT_K, label, metric_key
+from pytest_chunkeval.core import vocabulary
+from pytest_chunkeval.core.vocabulary import DEFAULT_K, label, metric_key
 
 PACKAGE = Path(vocabulary.__file__).resolve().parent
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "vocabulary.py")
@@ -50,7 +50,7 @@ def _hand_built_keys(path: Path) -> list[str]:
 
 def test_no_module_spells_a_metric_key_by_hand() -> None:
     found = [line for path in MODULES for line in _hand_built_keys(path)]
-    assert not found, "ask pytest_chunkeval.vocabulary (metric_key, label, budget_key):\n" + "\n".join(found)
+    assert not found, "ask pytest_chunkeval.core.vocabulary (metric_key, label, budget_key):\n" + "\n".join(found)
 
 
 def test_only_the_settings_read_pytest_s_options() -> None:

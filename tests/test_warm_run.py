@@ -132,20 +132,20 @@ def test_one_parser_per_grammar_content(tmp_path: Path) -> None:
 
 def test_cached_facts_hold_plain_package_values() -> None:
     """Pickled entries hold this package's dataclasses only, which the facts key versions by their code."""
-    from pytest_chunkeval.chunk import Chunk
-    from pytest_chunkeval.run_cache import BuildFacts, FactsCache
+    from pytest_chunkeval.core.chunk import Chunk
+    from pytest_chunkeval.evaluation.build_facts import BuildFacts, BuildFactsCache
 
     facts = BuildFacts(1, [("a.py#0", Chunk(text="x", path="a.py", start_line=1, end_line=1, start_byte=0,
                                             end_byte=1, strategy="s"))], [], {}, None)
     assert pickle.loads(pickle.dumps(facts)) == facts
-    assert FactsCache.key("fp") != "fp" and FactsCache.key("fp").startswith("fp:")
+    assert BuildFactsCache.key("fp") != "fp" and BuildFactsCache.key("fp").startswith("fp:")
 
 
 def test_the_pickled_build_facts_are_pinned_to_their_version() -> None:
     """A run holds its BuildFacts (run.facts) and the cache pickles them: what a pickle holds is the instance's fields,
     so a change to them must come with a new FACTS_VERSION, else older entries load without the new fields. Changing
     this list means bumping the version in the same commit."""
-    from pytest_chunkeval.run_cache import FACTS_VERSION, BuildFacts
+    from pytest_chunkeval.evaluation.build_facts import FACTS_VERSION, BuildFacts
 
     fields = ("files_handled", "chunks", "fallbacks", "strategy_stats", "quality", "tokens", "index_bytes", "cost")
     assert (tuple(BuildFacts.__dataclass_fields__), FACTS_VERSION) == (fields, "1")
@@ -173,12 +173,12 @@ def test_scores_cached_for_the_old_questions_are_not_served_for_edited_ones(proj
 def test_a_result_that_cannot_be_pickled_is_left_uncached_with_a_warning(tmp_path: Path) -> None:
     import warnings
 
-    from pytest_chunkeval.chunk import Chunk
-    from pytest_chunkeval.run_cache import BuildFacts, FactsCache
+    from pytest_chunkeval.core.chunk import Chunk
+    from pytest_chunkeval.evaluation.build_facts import BuildFacts, BuildFactsCache
 
     chunk = Chunk(text="x", path="a.py", start_line=1, end_line=1, start_byte=0, end_byte=1, strategy="s",
                   metadata={"parser": lambda: None})  # a user strategy's metadata need not pickle
-    cache = FactsCache(tmp_path / "cache.sqlite")
+    cache = BuildFactsCache(tmp_path / "cache.sqlite")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         cache.put("fp", BuildFacts(1, [("a.py#0", chunk)], [], {}, None))

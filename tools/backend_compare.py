@@ -35,7 +35,7 @@ STRATEGIES = "file_level,fixed_size,ast,function_level"
 
 def code_texts(n: int) -> list[str]:
     from pytest_chunkeval.chunking.fixed import FixedSizeChunker
-    from pytest_chunkeval.golden import load_golden
+    from pytest_chunkeval.core.golden import load_golden
 
     chunker = FixedSizeChunker()
     chunks = []
@@ -106,7 +106,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "backend-compare")
     args = ap.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from pytest_chunkeval.vocabulary import NDCG, metric_key
+    from pytest_chunkeval.core.vocabulary import NDCG, metric_key
 
     args.out.mkdir(parents=True, exist_ok=True)
     backends = args.backends.split(",")

@@ -17,7 +17,7 @@ Deterministic: files and functions are sorted, and every random choice comes fro
 ``random.Random`` seeded with ``--seed`` (plus a stable string), so two runs with
 the same arguments on the same stdlib give byte-identical output.
 
-Stdlib plus PyYAML and the text rules of ``pytest_chunkeval.generators.text`` (found from a checkout
+Stdlib plus PyYAML and the text rules of ``pytest_chunkeval.commands.golden.text`` (found from a checkout
 when the package is not installed).
 """
 
@@ -39,7 +39,7 @@ import yaml
 
 if __package__ in (None, "") and not any((Path(p) / "pytest_chunkeval").is_dir() for p in sys.path if p):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without an install
-from pytest_chunkeval.generators.text import (  # noqa: F401  (re-exported: tests and callers use bps.first_sentence)
+from pytest_chunkeval.commands.golden.text import (  # noqa: F401  (re-exported: tests and callers use bps.first_sentence)
     ABBREVIATIONS,
     STOPWORDS,
     UNINFORMATIVE,
@@ -90,7 +90,7 @@ PROPERTY_DECORATORS = {"property", "cached_property", "abstractproperty", "overl
 
 # --------------------------------------------------------------------------- text
 # first_sentence, strip_markup, words_of, name_tokens, stem and the word lists live in
-# pytest_chunkeval.generators.text, shared with `chunkeval golden from-docs` (which generalizes this
+# pytest_chunkeval.commands.golden.text, shared with `chunkeval golden from-docs` (which generalizes this
 # script to every language with documentation comments); their behaviour is unchanged.
 
 

@@ -7,9 +7,9 @@
 
 An edge is any ``import`` / ``from ... import`` of a package module at any depth: a lazy import inside a function is
 a cycle waiting for the day someone hoists it, so it counts like one at the top. A string literal that is exactly the
-dotted name of one of the package's modules (not a package: ``resources.files("pytest_chunkeval.init")`` reads data)
-counts too, as ``dynamic``: that is how ``importlib.import_module`` and a PEP 562 table of lazy exports name what they
-load. Only the body of an ``if TYPE_CHECKING:`` block is left out: it never runs. Nothing is imported, so the tool
+dotted name of one of the package's modules (not a package: ``resources.files("pytest_chunkeval.commands.init")`` reads
+data) counts too, as ``dynamic``: that is how ``importlib.import_module`` and a PEP 562 table of lazy exports name what
+they load. Only the body of an ``if TYPE_CHECKING:`` block is left out: it never runs. Nothing is imported, so the tool
 works on a tree that does not import.
 
 No cycle is not enough for a reader: the package is layered (:data:`LAYERS`, lowest first, drawn in
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,44 +30,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "pytest_chunkeval"
+#: The layer of the modules at the package's top level (no folder): ``__init__``, ``plugin``, ``cli``, ...
+TOP = "top level"
 
 
-#: The layers, lowest first. Data flows up: chunks are cut and indexed, searches scored, the scores gathered into
-#: results, the results judged, the judged results rendered, and the entry points (the pytest plugin, the commands)
-#: drive it all. A layer knows nothing of those above it.
-LAYERS = ("core", "chunking/retrieval", "scoring", "evaluation", "results", "judges", "output", "plugin/CLI")
+#: The layers, lowest first, each a folder of the package named for it. Data flows up: chunks are cut and indexed,
+#: searches scored, the scores gathered into results, the results judged, the judged results rendered; the settings,
+#: the pytest run and the commands drive it all, and the package's own top-level modules (the entry points and the
+#: public API) sit on top. A layer knows nothing of those above it.
+LAYERS = ("core", "chunking", "retrieval", "scoring", "evaluation", "results", "judges", "frontier", "output",
+          "settings", "run", "commands", TOP)
 
-#: Module or package (relative to the package; a package's entry covers everything under it) -> its layer. The longest
-#: name that matches wins; "" is the package's own ``__init__`` (its public names) alone.
-LAYER_OF: dict[str, str] = {
-    # the words and values everything shares; nothing here imports a layer above
-    "vocabulary": "core", "ranking": "core", "chunk": "core", "grid": "core", "corpus": "core", "golden": "core",
-    "safe_yaml": "core", "settings.setting": "core", "redact": "core",
-    # strategies cut files into chunks; the embedder and the tables index and search them
-    "contract": "chunking/retrieval", "discovery": "chunking/retrieval", "sources": "chunking/retrieval",
-    "fingerprint": "chunking/retrieval", "chunking": "chunking/retrieval", "strategies": "chunking/retrieval",
-    "retrieval": "chunking/retrieval",
-    # pure metrics and statistics: functions of rankings, relevance and chunks
-    "scoring": "scoring",
-    # one strategy on one suite: chunk, index, search, score (and the cache of what that computed)
-    "evaluate": "evaluation", "evaluate_chunking": "evaluation", "run_cache": "evaluation",
-    # the typed results (from a run or a stored report), in their one order, with the judges' decisions as data
-    "results": "results", "judged": "results", "ordering": "results", "comparable": "results",
-    "report_file": "results",
-    # what decides: gates, comparisons against a base, the verdict; the Summary is the judged run
-    "judges": "judges", "verdict": "judges",
-    # renderers and the files they write; the frontier's analysis is what its tables and chart show
-    "output": "output", "frontier": "output",
-    # the entry points: the pytest plugin and its run, the settings made options, the commands, the public names
-    "": "plugin/CLI", "__main__": "plugin/CLI", "plugin": "plugin/CLI", "items": "plugin/CLI",
-    "session": "plugin/CLI", "run_state": "plugin/CLI", "session_outputs": "plugin/CLI", "run_hooks": "plugin/CLI",
-    "options": "plugin/CLI", "flags": "plugin/CLI", "settings": "plugin/CLI", "fixtures": "plugin/CLI",
-    "distributed": "plugin/CLI", "models": "plugin/CLI", "accepted": "plugin/CLI", "tolerated": "plugin/CLI",
-    "base_ref": "plugin/CLI", "project": "plugin/CLI", "isolation": "plugin/CLI", "run_command": "plugin/CLI",
-    "cli": "plugin/CLI", "verify": "plugin/CLI", "frontier.cli": "plugin/CLI", "calibrate": "plugin/CLI",
-    "generators": "plugin/CLI", "init": "plugin/CLI", "github": "plugin/CLI",
-}
-
+#: The package's own top level holds the entry points and the public API only; more than this many modules there
+#: means one of them belongs in a layer's folder.
+MAX_TOP_LEVEL = 10
 
 @dataclass(frozen=True)
 class Edge:
@@ -82,6 +59,8 @@ def module_names(root: Path = ROOT, package: str = PACKAGE) -> dict[str, Path]:
     """Dotted module name -> file, for every ``.py`` of the package (a package is its ``__init__.py``)."""
     out: dict[str, Path] = {}
     for path in sorted((root / package).rglob("*.py")):
+        if not (path.parent / "__init__.py").exists():
+            continue  # package data (init's templates), never imported as the package's module
         parts = list(path.relative_to(root).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
@@ -241,47 +220,95 @@ def describe_cycles(graph: dict[str, list[Edge]]) -> list[str]:
     return lines
 
 
-def layer_of(module: str, package: str = PACKAGE, table: dict[str, str] | None = None) -> str | None:
-    """The layer of ``module`` (a dotted name of the package): its longest entry in ``table`` (default
-    :data:`LAYER_OF`); None when no entry places it."""
-    table = LAYER_OF if table is None else table
-    if module == package:
-        return table.get("")
-    parts = module.removeprefix(package + ".").split(".")
-    for end in range(len(parts), 0, -1):
-        found = table.get(".".join(parts[:end]))
-        if found is not None:
-            return found
-    return None
+def layer_of(module: str, package: str = PACKAGE, layers: tuple[str, ...] = LAYERS) -> str | None:
+    """The layer of ``module`` (a dotted name of the package): the folder it sits in, right under the package, or
+    :data:`TOP` for a module of the package's top level; None for a folder that is no layer."""
+    parts = module.removeprefix(package).removeprefix(".").split(".")
+    if module == package or len(parts) == 1 and not _is_folder(module, package):
+        return TOP
+    return parts[0] if parts[0] in layers else None
 
 
-def unplaced(graph: dict[str, list[Edge]], package: str = PACKAGE, table: dict[str, str] | None = None) -> list[str]:
-    """The modules no entry of the layer table places."""
-    return [m for m in graph if layer_of(m, package, table) is None]
+def _is_folder(module: str, package: str) -> bool:
+    return (ROOT_OF[package] / module.replace(".", "/") / "__init__.py").exists()
 
 
-def upward(graph: dict[str, list[Edge]], package: str = PACKAGE, table: dict[str, str] | None = None,
-           layers: tuple[str, ...] = LAYERS) -> list[Edge]:
+#: Where each package's folder lies (the tests point a small package's name at a folder of their own).
+ROOT_OF: dict[str, Path] = {PACKAGE: ROOT}
+
+
+def unplaced(graph: dict[str, list[Edge]], package: str = PACKAGE, layers: tuple[str, ...] = LAYERS) -> list[str]:
+    """The modules of a folder that is no layer."""
+    return [m for m in graph if layer_of(m, package, layers) is None]
+
+
+def top_level(graph: dict[str, list[Edge]], package: str = PACKAGE) -> list[str]:
+    """The modules of the package's own top level (its ``__init__`` included)."""
+    return [m for m in graph if m == package or (m.count(".") == package.count(".") + 1
+                                                   and not _is_folder(m, package))]
+
+
+def upward(graph: dict[str, list[Edge]], package: str = PACKAGE, layers: tuple[str, ...] = LAYERS) -> list[Edge]:
     """Every import of a module of a higher layer than the importer's (lazy, dynamic and type-only ones alike)."""
     rank = {name: i for i, name in enumerate(layers)}
 
     def height(module: str) -> int:
-        layer = layer_of(module, package, table)
+        layer = layer_of(module, package, layers)
         return -1 if layer is None else rank[layer]
 
     return [e for edges in graph.values() for e in edges if height(e.target) > height(e.source) >= 0]
 
 
-def describe_layers(graph: dict[str, list[Edge]], package: str = PACKAGE, table: dict[str, str] | None = None,
+def folder_imports(graph: dict[str, list[Edge]], package: str = PACKAGE,
+                   layers: tuple[str, ...] = LAYERS) -> dict[str, set[str]]:
+    """Layer -> the other layers its modules import: the drawing of docs/design.md, made from the source."""
+    out: dict[str, set[str]] = {layer: set() for layer in layers}
+    for edges in graph.values():
+        for e in edges:
+            source, target = layer_of(e.source, package, layers), layer_of(e.target, package, layers)
+            if source is not None and target is not None and source != target:
+                out[source].add(target)
+    return out
+
+
+def declared_imports(layer: str, package: str = PACKAGE) -> set[str] | None:
+    """The layers a layer's folder says it may import: the ``Imports:`` line of its ``__init__`` docstring (None when
+    it says nothing)."""
+    init = ROOT_OF[package] / package.replace(".", "/") / layer / "__init__.py"
+    if layer == TOP or not init.exists():
+        return None
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+    found = re.search(r"^Imports: ([^.(]*)", doc, re.M)
+    if found is None:
+        return None
+    said = found.group(1).strip()
+    return set() if said == "nothing of the package" else {w.strip() for w in said.split(",")}
+
+
+def describe_layers(graph: dict[str, list[Edge]], package: str = PACKAGE,
                     layers: tuple[str, ...] = LAYERS) -> list[str]:
-    """One line per upward import, ``a (scoring) -> b (results) (top, line 3)``, then one per unplaced module."""
+    """One line per upward import, ``a (scoring) -> b (results) (top, line 3)``; one per module of a folder that is
+    no layer; one per layer whose folder does not say what it imports, or imports what it does not say; one when the
+    top level holds more than :data:`MAX_TOP_LEVEL` modules."""
     def named(module: str) -> str:
-        return f"{module} ({layer_of(module, package, table)})"
+        return f"{module} ({layer_of(module, package, layers)})"
 
     lines = [f"{named(e.source)} -> {named(e.target)} ({e.kind}, line {e.line})"
-             for e in upward(graph, package, table, layers)]
-    missing = unplaced(graph, package, table)
-    return lines + [f"{m}: no layer (place it in LAYER_OF, tools/import_graph.py)" for m in missing]
+             for e in upward(graph, package, layers)]
+    lines += [f"{m}: in a folder that is no layer (LAYERS, tools/import_graph.py)"
+              for m in unplaced(graph, package, layers)]
+    actual = folder_imports(graph, package, layers)
+    for layer in layers[:-1]:
+        said = declared_imports(layer, package)
+        if said is None:
+            lines.append(f"{layer}/__init__.py: its docstring has no 'Imports: ...' line naming the layers it imports")
+        elif actual[layer] - said:
+            lines.append(f"{layer}/ imports {', '.join(sorted(actual[layer] - said))}, which its 'Imports:' line "
+                         f"does not name")
+    top = top_level(graph, package)
+    if len(top) > MAX_TOP_LEVEL:
+        lines.append(f"{len(top)} modules at the package's top level (at most {MAX_TOP_LEVEL}): {', '.join(top)}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -291,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="count the imports of `if TYPE_CHECKING:` blocks too (type-only dependencies)")
     parser.add_argument("--layers", action="store_true",
                         help="print the imports of a higher layer by a lower one, and modules with no layer")
+    parser.add_argument("--folders", action="store_true",
+                        help="print each layer's folder with the layers it imports (docs/design.md's drawing)")
     args = parser.parse_args(argv)
     graph = build_graph(typing=args.typing)
     if args.layers:
@@ -300,6 +329,10 @@ def main(argv: list[str] | None = None) -> int:
         for line in found:
             print(f"  {line}")
         return 1 if found else 0
+    if args.folders:
+        for layer, imported in folder_imports(graph).items():
+            print(f"{layer}: {', '.join(name for name in LAYERS if name in imported) or '(nothing of the package)'}")
+        return 0
     if not args.cycles:
         for module, edges in graph.items():
             marks = ", ".join(e.target + ("" if e.kind == "top" else f" ({e.kind})") for e in edges)

@@ -71,7 +71,7 @@ from typing import Any
 
 import yaml
 
-from pytest_chunkeval.calibrate.summary import wilson  # the Wilson interval calibrate reports too
+from pytest_chunkeval.commands.calibrate.figures import wilson  # the Wilson interval calibrate reports too
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE_TAG = "nullprs-base"

@@ -76,9 +76,9 @@ def decide(base: Path, head: Path) -> dict[str, Any]:
     """``head``'s report compared with ``base``'s as the check compares them, under the default policy (tolerance
     0.01, alpha 0.05, Holm, size and new-warning gates) at the report's k: the per-suite comparisons as the report's
     ``comparison`` sections would hold them."""
+    from pytest_chunkeval.core.vocabulary import DEFAULT_K
     from pytest_chunkeval.judges.comparison import Policy, compare_run, comparison_dict
-    from pytest_chunkeval.results import suites_from_report
-    from pytest_chunkeval.vocabulary import DEFAULT_K
+    from pytest_chunkeval.results.typed import suites_from_report
 
     head_report = json.loads(head.read_text(encoding="utf-8"))
     bases = suites_from_report(json.loads(base.read_text(encoding="utf-8")))

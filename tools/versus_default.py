@@ -29,7 +29,7 @@ from pytest_chunkeval.frontier.points import Point, report_points
 from pytest_chunkeval.frontier.pooled import pool
 from pytest_chunkeval.frontier.significance import shared_differences, stratified_test
 from pytest_chunkeval.frontier.suites import suite_names
-from pytest_chunkeval.report_file import read_report
+from pytest_chunkeval.results.report_file import read_report
 from pytest_chunkeval.scoring.family import adjust
 
 QUALITY = "lines:ndcg@10"

@@ -8,11 +8,11 @@ from dataclasses import replace
 from itertools import islice
 from typing import Any
 
-from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.chunking.contract import Contract
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
 from pytest_chunkeval.chunking.time_limit import ChunkingTimeout, time_limit
-from pytest_chunkeval.contract import Contract
-from pytest_chunkeval.vocabulary import MAX_CHUNKS_PER_FILE
+from pytest_chunkeval.core.chunk import Chunk
+from pytest_chunkeval.core.vocabulary import MAX_CHUNKS_PER_FILE
 
 #: How the limit is named in a fallback's reason, so the quality item can point at the setting.
 LIMIT_SETTING = "--chunkeval-chunk-timeout / ini chunkeval_chunk_timeout"

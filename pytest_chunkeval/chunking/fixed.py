@@ -7,9 +7,9 @@ for most chunks, so the vector side never saw the rest of them.
 """
 from __future__ import annotations
 
-from pytest_chunkeval.chunk import Chunk, line_starts, span_chunk
+from pytest_chunkeval.chunking.contract import WINDOW, Strategy
 from pytest_chunkeval.chunking.sizing import check_unit
-from pytest_chunkeval.contract import WINDOW, Strategy
+from pytest_chunkeval.core.chunk import Chunk, line_starts, span_chunk
 
 
 def window_spans(length: int, max_chunk_size: int = 1000, overlap: int = 100) -> list[tuple[int, int]]:

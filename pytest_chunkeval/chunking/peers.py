@@ -25,9 +25,9 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from pytest_chunkeval.chunk import Chunk, line_of, line_starts
 from pytest_chunkeval.chunking.ast.chunker import ast_chunks
-from pytest_chunkeval.contract import Strategy
+from pytest_chunkeval.chunking.contract import Strategy
+from pytest_chunkeval.core.chunk import Chunk, line_of, line_starts
 
 
 def map_back(text: str, pieces: list[str], *, path: str, strategy: str, stats: dict[str, int]) -> list[Chunk]:

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from pytest_chunkeval.retrieval.model_files import default_model_dir
+from pytest_chunkeval.core.model_files import default_model_dir
 
 SIZE_UNITS = ("chars", "nonws_chars", "tokens")
 SpanSizer = Callable[[int, int], int]

@@ -40,12 +40,12 @@ from dataclasses import dataclass, field, fields, replace
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
-from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.boundary import LIMIT_SETTING, chunk_file
+from pytest_chunkeval.chunking.contract import Contract
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
 from pytest_chunkeval.chunking.time_limit import DEFAULT_MEMORY_MB
-from pytest_chunkeval.contract import Contract
-from pytest_chunkeval.vocabulary import MAX_CHUNKS_PER_FILE
+from pytest_chunkeval.core.chunk import Chunk
+from pytest_chunkeval.core.vocabulary import MAX_CHUNKS_PER_FILE
 
 #: Seconds past the per-file limit before the parent kills a worker: the worker's own alarm gets the first chance
 #: (it keeps the worker), a strategy that swallows it is killed.
@@ -76,7 +76,7 @@ class FilePart:
 
 class IsolatedChunker:
     """Chunks files with ``strategy`` in a worker process (see the module's notes); callable as the evaluator's
-    :data:`~pytest_chunkeval.evaluate_chunking.RemoteChunker`."""
+    :data:`~pytest_chunkeval.evaluation.chunk_corpus.RemoteChunker`."""
 
     def __init__(self, strategy: Contract, name: str, limit: float | None, memory_mb: int | None = DEFAULT_MEMORY_MB,
                  max_chunks: int = MAX_CHUNKS_PER_FILE):

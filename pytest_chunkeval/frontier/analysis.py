@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_chunkeval.core.grid import sort_key
 from pytest_chunkeval.frontier.pareto import best, dominator, frontier
 from pytest_chunkeval.frontier.points import COST_LABELS, Point, report_points
 from pytest_chunkeval.frontier.pooled import pool
 from pytest_chunkeval.frontier.significance import RESAMPLES, SEED, Versus, against_defaults
-from pytest_chunkeval.grid import sort_key
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
 
-from pytest_chunkeval.grid import parse_label
-from pytest_chunkeval.results import report_modes
-from pytest_chunkeval.vocabulary import DEFAULT_K, LINES, NDCG, metric_key, mode_metric, split_mode_metric
+from pytest_chunkeval.core.grid import parse_label
+from pytest_chunkeval.core.vocabulary import DEFAULT_K, LINES, NDCG, metric_key, mode_metric, split_mode_metric
+from pytest_chunkeval.results.typed import report_modes
 
 #: The cost axes: what a point's ``index`` entry says it costs. bytes: the index on disk; chunks: rows (vectors);
 #: embed_tokens: the tokens the model reads to embed all its texts (``index.embed_tokens``), whatever the cache held.

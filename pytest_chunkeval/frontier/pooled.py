@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pytest_chunkeval.core.grid import sort_key
 from pytest_chunkeval.frontier.points import COSTS, Point
-from pytest_chunkeval.grid import sort_key
 
 
 def pooled_label(suites: int) -> str:

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pytest_chunkeval.core.grid import sort_key
 from pytest_chunkeval.frontier.points import PerQuery, Point
-from pytest_chunkeval.grid import sort_key
 from pytest_chunkeval.scoring.family import adjust
 from pytest_chunkeval.scoring.stats import paired_test
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_chunkeval.comparable import recorded_digest
+from pytest_chunkeval.results.comparable import recorded_digest
 
 SHOWN_DIGITS = 8
 

@@ -1,3 +1,6 @@
-"""The judges: what decides about results (gates, comparisons against a base, a stored report's regressions), above
-the results they read and below the renderers that show their decisions. Their decisions travel as plain data
-(:mod:`pytest_chunkeval.judged`), which the results carry."""
+"""What decides about results: the gates against the baseline, the comparison with a base or a stored report, and
+the run's verdict. Their decisions travel as plain data (:mod:`pytest_chunkeval.results.decisions`), which the results
+carry; :mod:`.judged_run` is the judged run every renderer reads.
+
+Imports: core, scoring, results.
+"""

@@ -1,17 +1,18 @@
 """Every result against its suite's baseline, judged once: the acceptance gates and the paired statistics.
 
 The session calls :func:`judge_suites` once on the run's results (the serial run's own, or the union an xdist
-controller merged) and stores each decision in its result (:attr:`~pytest_chunkeval.results.StrategyResult.against`).
-The gate items, the JSON report, the terminal and Markdown tables then read that one value, so a gate item and the
-``gates`` column can never disagree; no renderer computes a gate or a p-value.
+controller merged) and stores each decision in its result
+(:attr:`~pytest_chunkeval.results.typed.StrategyResult.against`). The gate items, the JSON report, the terminal and
+Markdown tables then read that one value, so a gate item and the ``gates`` column can never disagree; no renderer
+computes a gate or a p-value.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
 
-from pytest_chunkeval.judged import AgainstBaseline, VsBaseline
 from pytest_chunkeval.judges.gates import Thresholds, evaluate_gates
-from pytest_chunkeval.results import StrategyResult, SuiteResult
+from pytest_chunkeval.results.decisions import AgainstBaseline, VsBaseline
+from pytest_chunkeval.results.typed import StrategyResult, SuiteResult
 from pytest_chunkeval.scoring.stats import compare_paired
 
 Known = MutableMapping[tuple[str, str], AgainstBaseline]  # (suite key, row label) -> what was judged already

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pytest_chunkeval.results import ChunkSpan, QuerySpec, RankedChunk, StrategyResult, SuiteResult
+from pytest_chunkeval.core.vocabulary import DEFAULT_K, RANK_METRICS, RANK_MODES, metric_key
+from pytest_chunkeval.results.typed import ChunkSpan, QuerySpec, RankedChunk, StrategyResult, SuiteResult
 from pytest_chunkeval.scoring.family import GATING, adjust, mde, per_test_alpha, queries_needed, spread
 from pytest_chunkeval.scoring.stats import bootstrap_ci, hits_test, paired_test
-from pytest_chunkeval.vocabulary import DEFAULT_K, RANK_METRICS, RANK_MODES, metric_key
 
 EPS = 1e-12
 

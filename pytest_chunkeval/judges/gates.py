@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pytest_chunkeval.judged import GateResult
-from pytest_chunkeval.vocabulary import FILE, NDCG, RECALL, label, metric_keys
+from pytest_chunkeval.core.vocabulary import FILE, NDCG, RECALL, label, metric_keys
+from pytest_chunkeval.results.decisions import GateResult
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.results import StrategyResult
+    from pytest_chunkeval.results.typed import StrategyResult
 
 __all__ = ["GATE_METRIC", "GATE_NAMES", "GateResult", "Thresholds", "evaluate_gates"]
 

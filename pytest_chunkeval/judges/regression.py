@@ -15,7 +15,7 @@ def load_previous(path: Path) -> dict[str, Any]:
     strict JSON (NaN, Infinity or a number no float holds, which no report holds and no comparison survives: named
     with where it is), nested past what the parser takes, not shaped like a report, or holding a value out of its
     field's range (a per-query NDCG of 12345 would pass any comparison: ``schemas/report.schema.json``)."""
-    from pytest_chunkeval.report_file import parse, shape_problem
+    from pytest_chunkeval.results.report_file import parse, shape_problem
 
     try:
         report, odd = parse(path.read_text("utf-8"))
@@ -37,8 +37,8 @@ def load_previous(path: Path) -> dict[str, Any]:
 def _check_shape(path: Path, report: dict[str, Any]) -> None:
     """Read the report the way the comparison will, once, here: a wrong shape (a list where a mapping belongs, a
     string for a number) is then one message naming the file, not an AttributeError deep in collection."""
-    from pytest_chunkeval.comparable import of_report
-    from pytest_chunkeval.results import suites_from_report
+    from pytest_chunkeval.results.comparable import of_report
+    from pytest_chunkeval.results.typed import suites_from_report
 
     try:
         of_report(report)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_chunkeval.vocabulary import CHUNK, FILE, NDCG, label, metric_key
+from pytest_chunkeval.core.vocabulary import CHUNK, FILE, NDCG, label, metric_key
 
 
 def write_chart(report: dict[str, Any], path: Path) -> None:

@@ -1,17 +1,17 @@
 """The verdict as the first thing a reader sees: one line PASS or FAIL, then each reason with what settles it.
 
 Rendered for the terminal and for Markdown (the report file, the job summary, the PR comment) from the one
-:class:`~pytest_chunkeval.verdict.Verdict` the run judged; nothing here decides anything.
+:class:`~pytest_chunkeval.judges.verdict.Verdict` the run judged; nothing here decides anything.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pytest_chunkeval.core.vocabulary import NDCG, RECALL, label
 from pytest_chunkeval.output.escape import md_code, md_text
-from pytest_chunkeval.vocabulary import NDCG, RECALL, label
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.judges.summary import Summary, Verdict
+    from pytest_chunkeval.judges.judged_run import Summary, Verdict
 
 SHOWN = 10  # lines per reason; the rest are counted (every one is in the JSON report)
 METHODS = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted", "none": "unadjusted"}

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest_chunkeval.core.vocabulary import CHUNK, FILE
 from pytest_chunkeval.judges.comparison import QueryChange, StrategyComparison
-from pytest_chunkeval.judges.summary import Summary
+from pytest_chunkeval.judges.judged_run import Summary
 from pytest_chunkeval.output import headline
 from pytest_chunkeval.output.escape import html_text, md_code, md_text
 from pytest_chunkeval.output.tables import (
@@ -26,8 +27,7 @@ from pytest_chunkeval.output.tables import (
     warning_lines,
 )
 from pytest_chunkeval.output.unparsed import unparsed
-from pytest_chunkeval.results import SuiteResult
-from pytest_chunkeval.vocabulary import CHUNK, FILE
+from pytest_chunkeval.results.typed import SuiteResult
 
 STEP_SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024  # GitHub's 1 MiB, with room for other steps' lines
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from pytest_chunkeval.output.escape import log_text
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.contract import Registration
+    from pytest_chunkeval.chunking.contract import Registration
+    from pytest_chunkeval.evaluation.build_facts import BuildFacts
     from pytest_chunkeval.judges.comparison import StrategyComparison
-    from pytest_chunkeval.run_cache import BuildFacts
     from pytest_chunkeval.scoring.outcomes import QueryOutcome
     from pytest_chunkeval.scoring.quality import ParseErrors, QualityReport
 

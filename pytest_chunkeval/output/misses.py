@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_chunkeval.output.escape import log_text
-from pytest_chunkeval.results import suite_key
+from pytest_chunkeval.results.typed import suite_key
 
 SHOWN = 8  # query ids listed per strategy; the rest are counted
 

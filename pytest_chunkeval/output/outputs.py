@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pytest_chunkeval.output.files import Written, partial_path, write_text
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.judges.summary import Summary
+    from pytest_chunkeval.judges.judged_run import Summary
 
 
 class Asked(Protocol):
-    """The outputs a run asks for, as :class:`pytest_chunkeval.options.Options` holds them: named here, not imported,
-    because the options are the plugin's, a layer above the renderers (tools/import_graph.py --layers)."""
+    """The outputs a run asks for, as :class:`pytest_chunkeval.settings.options.Options` holds them: named here, not
+    imported, because the options are the plugin's, a layer above the renderers (tools/import_graph.py --layers)."""
 
     report: Path | None
     markdown: Path | None
@@ -54,7 +54,7 @@ def write_outputs(options: Asked, summary: Summary, report: dict[str, Any], comp
 
         done.attempt(chart, lambda: write_chart(report, chart))
     if options.frontier:
-        from pytest_chunkeval.frontier.outputs import write as write_frontier
+        from pytest_chunkeval.output.frontier_files import write as write_frontier
 
         text = done.attempt(chart or markdown or "the frontier", lambda: write_frontier(report, markdown, chart))
         done.frontier_text = text or ""

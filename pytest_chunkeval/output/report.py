@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_chunkeval.judges.comparison import comparison_dict
-from pytest_chunkeval.judges.summary import Summary
+from pytest_chunkeval.judges.judged_run import Summary
 
 # 3: every strategy entry names its strategy and retrieval mode ("strategy", "retrieval"); the top-level "retrieval"
 # may be a comma list, and then entries are keyed by row label (``ast[vector]``). Version 2 reports still read.
@@ -71,8 +71,8 @@ def build_report(summary: Summary, root: Path, complete: bool = True) -> dict[st
 
 def run_identity(k: int, model: dict[str, Any], modes: tuple[str, ...]) -> dict[str, Any]:
     """What another run must share to be compared with this one (comparable.FIELDS)."""
-    from pytest_chunkeval.comparable import identity, metric_set
-    from pytest_chunkeval.vocabulary import DEFAULT_BUDGETS
+    from pytest_chunkeval.core.vocabulary import DEFAULT_BUDGETS
+    from pytest_chunkeval.results.comparable import identity, metric_set
 
     return identity(k, str(model.get("id")), model.get("sha256") or {}, modes, DEFAULT_BUDGETS,
                     metric_set(k, DEFAULT_BUDGETS), str(model.get("revision") or ""))

@@ -8,11 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_chunkeval.judges.comparison import MetricDelta, StrategyComparison
-from pytest_chunkeval.judges.summary import Summary
-from pytest_chunkeval.output.escape import log_lines, log_text, md_cell, md_text
-from pytest_chunkeval.results import StrategyResult, SuiteResult
-from pytest_chunkeval.vocabulary import (
+from pytest_chunkeval.core.vocabulary import (
     BUDGET_RECALL,
     CHUNK,
     COLUMN_GROUPS,
@@ -29,6 +25,10 @@ from pytest_chunkeval.vocabulary import (
     metric_keys,
     split_key,
 )
+from pytest_chunkeval.judges.comparison import MetricDelta, StrategyComparison
+from pytest_chunkeval.judges.judged_run import Summary
+from pytest_chunkeval.output.escape import log_lines, log_text, md_cell, md_text
+from pytest_chunkeval.results.typed import StrategyResult, SuiteResult
 
 
 @dataclass

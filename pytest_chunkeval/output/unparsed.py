@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pytest_chunkeval.results import SuiteResult
+from pytest_chunkeval.results.typed import SuiteResult
 from pytest_chunkeval.scoring.quality import regions_text
 
 SHOWN_FILES = 10  # files listed per strategy; the rest are counted

@@ -26,7 +26,7 @@ CACHE_SCHEMA_VERSION = 1
 _CACHE_TABLES = {
     "vectors": "CREATE TABLE vectors (model TEXT, key TEXT, dim INTEGER, vec BLOB, PRIMARY KEY (model, key))",
     "rankings": "CREATE TABLE rankings (key TEXT PRIMARY KEY, hits TEXT)",
-    # run_cache.FactsCache: a table added without a version bump (older stores gain it, nothing else changes).
+    # run_cache.BuildFactsCache: a table added without a version bump (older stores gain it, nothing else changes).
     "facts": "CREATE TABLE facts (key TEXT PRIMARY KEY, value BLOB)",
 }
 WarnFn = Callable[[str], None]

@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 
 from pytest_chunkeval.chunking.sizing import ModelTokens, model_tokens, read_window
+from pytest_chunkeval.core.model_files import DEFAULT_MAX_TOKENS, resolve_model, sha256_file, verify_pinned
 from pytest_chunkeval.retrieval.cache_store import EmbeddingCache
 from pytest_chunkeval.retrieval.devices import DEFAULT_BATCH_SIZE
 from pytest_chunkeval.retrieval.heap import release_heap
-from pytest_chunkeval.retrieval.model_files import DEFAULT_MAX_TOKENS, resolve_model, sha256_file, verify_pinned
 from pytest_chunkeval.retrieval.remote import Remote, Tokens
 
 ProgressFn = Callable[[int], None]

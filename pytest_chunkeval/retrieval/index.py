@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from pytest_chunkeval.core.vocabulary import FTS, RETRIEVAL_MODES, VECTOR
 from pytest_chunkeval.retrieval.cache_store import CacheView, CacheWarning, WarnFn
 from pytest_chunkeval.retrieval.heap import release_heap
 from pytest_chunkeval.retrieval.identifiers import split_words
@@ -25,7 +26,6 @@ from pytest_chunkeval.retrieval.index_clean import CleanResult, clean
 from pytest_chunkeval.retrieval.storage import StorageOptions, connect, is_local, redact_uri
 from pytest_chunkeval.retrieval.table_identity import TableIdentity, is_legacy_name, read_record
 from pytest_chunkeval.retrieval.table_rows import Batch, Hit, Row, arrow_batch, arrow_payload_bytes
-from pytest_chunkeval.vocabulary import FTS, RETRIEVAL_MODES, VECTOR
 
 os.environ.setdefault("LANCEDB_LOG", "error")
 

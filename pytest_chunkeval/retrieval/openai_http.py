@@ -5,7 +5,7 @@ httpx, not the ``openai`` package: httpx is already installed with the hub clien
 thread-safe connection pool, and the rest (retries that honour ``Retry-After``, one message per failure) is the few
 lines below that this plugin must own anyway, because each message must name the setting that fixes it and must
 never show the key (every text quoted from a server or an exception goes through the key's
-:class:`~pytest_chunkeval.redact.Redactor`).
+:class:`~pytest_chunkeval.core.redact.Redactor`).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import numpy as np
 
-from pytest_chunkeval.redact import Redactor
+from pytest_chunkeval.core.redact import Redactor
 from pytest_chunkeval.retrieval.remote import (
     OPENAI_URL,
     CostMeter,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pytest_chunkeval.vocabulary import FILE, NDCG, RECALL
+from pytest_chunkeval.core.vocabulary import FILE, NDCG, RECALL
 
 #: p-value adjustments across the family: Holm's step-down (family-wise error, any dependence), Benjamini-Hochberg
 #: (false discovery rate, for exploration), none (each test at alpha, as before).

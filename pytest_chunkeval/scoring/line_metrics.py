@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from pytest_chunkeval.ranking import Ranked, Relevant
-from pytest_chunkeval.vocabulary import DEFAULT_BUDGETS, NDCG, budget_key, metric_key
+from pytest_chunkeval.core.ranking import Ranked, Relevant
+from pytest_chunkeval.core.vocabulary import DEFAULT_BUDGETS, NDCG, budget_key, metric_key
 
 Line = tuple[str, int]
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from pytest_chunkeval.ranking import ChunkRef, Ranked, Relevant
-from pytest_chunkeval.vocabulary import CHUNK, DEFAULT_K, FILE, metric_keys
+from pytest_chunkeval.core.ranking import ChunkRef, Ranked, Relevant
+from pytest_chunkeval.core.vocabulary import CHUNK, DEFAULT_K, FILE, metric_keys
 
 __all__ = [
     "sort_ranking",

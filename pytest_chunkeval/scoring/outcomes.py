@@ -2,22 +2,22 @@
 relevance mode, and the means over queries with their intervals.
 
 Its own module, apart from the evaluator that runs the searches, because what it makes is what the facts cache keeps
-(:class:`~pytest_chunkeval.run_cache.ScoredSearch`): the cache keys its entries by this code and holds these objects,
-so it imports this module, and the evaluator imports the cache.
+(:class:`~pytest_chunkeval.evaluation.build_facts.ScoredSearch`): the cache keys its entries by this code and holds
+these objects, so it imports this module, and the evaluator imports the cache.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pytest_chunkeval.chunk import Chunk
-from pytest_chunkeval.golden import Query
-from pytest_chunkeval.ranking import ChunkRef, Ranked
+from pytest_chunkeval.core.chunk import Chunk
+from pytest_chunkeval.core.golden import Query
+from pytest_chunkeval.core.ranking import ChunkRef, Ranked
+from pytest_chunkeval.core.vocabulary import EVAL_MODES, LINES
 from pytest_chunkeval.retrieval.table_rows import Hit
 from pytest_chunkeval.scoring.line_metrics import evaluate_lines
 from pytest_chunkeval.scoring.metrics import evaluate_query, hit, sort_ranking
 from pytest_chunkeval.scoring.stats import summarize
-from pytest_chunkeval.vocabulary import EVAL_MODES, LINES
 
 #: mode -> metric key -> {"mean", "ci_low", "ci_high", "n"}
 Aggregate = dict[str, dict[str, dict[str, float]]]

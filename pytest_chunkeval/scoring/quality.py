@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_chunkeval.chunk import Chunk
+from pytest_chunkeval.chunking.contract import PARSE_ERROR_LINES, Contract
 from pytest_chunkeval.chunking.sizing import default_tokens, nonws_len, text_size
-from pytest_chunkeval.contract import PARSE_ERROR_LINES, Contract
+from pytest_chunkeval.core.chunk import Chunk
 
 TINY_NONWS_CHARS = 50
 
@@ -195,7 +195,7 @@ def _count(value: Any) -> int:
 
 
 def error_regions(stats: Mapping[str, Any]) -> dict[str, Regions]:
-    """The :data:`~pytest_chunkeval.contract.PARSE_ERROR_LINES` of a strategy's stats (from a run or a stored
+    """The :data:`~pytest_chunkeval.chunking.contract.PARSE_ERROR_LINES` of a strategy's stats (from a run or a stored
     report, so any shape is read defensively: a malformed entry is left out, never an exception)."""
     raw = stats.get(PARSE_ERROR_LINES)
     out: dict[str, Regions] = {}

@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.chunking.time_limit import DEFAULT_MEMORY_MB, DEFAULT_SECONDS
-from pytest_chunkeval.corpus import MAX_FILE_BYTES
+from pytest_chunkeval.core.corpus import MAX_FILE_BYTES
+from pytest_chunkeval.core.vocabulary import (
+    COLUMN_GROUPS,
+    DEFAULT_K,
+    DEFAULT_RETRIEVAL,
+    FILE,
+    MAX_CHUNKS_PER_FILE,
+    RANK_MODES,
+    RETRIEVAL_MODES,
+)
 from pytest_chunkeval.retrieval.devices import BACKENDS, DEFAULT_BATCH_SIZE, DEVICES, check_device
 from pytest_chunkeval.scoring.family import CORRECTIONS
 from pytest_chunkeval.settings.setting import (
@@ -40,15 +49,6 @@ from pytest_chunkeval.settings.setting import (
     number,
     numeric,
     resolve,
-)
-from pytest_chunkeval.vocabulary import (
-    COLUMN_GROUPS,
-    DEFAULT_K,
-    DEFAULT_RETRIEVAL,
-    FILE,
-    MAX_CHUNKS_PER_FILE,
-    RANK_MODES,
-    RETRIEVAL_MODES,
 )
 
 if TYPE_CHECKING:  # every pytest run reads this table (pytest_addoption): the parsers' modules load when one parses
@@ -112,7 +112,7 @@ def _storage(raw: Any, _: Path) -> StorageOptions:
 
 
 def _grid(raw: Any, _: Path) -> Any:
-    from pytest_chunkeval.grid import parse_grid
+    from pytest_chunkeval.core.grid import parse_grid
 
     try:
         return parse_grid(str(line) for line in raw)

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.base_ref import remove_stale
+from pytest_chunkeval.run.base_ref import remove_stale
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal is Linux's (prctl)")
 
 HEAD_RUN = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from pytest_chunkeval.base_ref import BaseRequest, evaluate_base
+    from pytest_chunkeval.run.base_ref import BaseRequest, evaluate_base
     repo = Path(sys.argv[1])
     evaluate_base(BaseRequest(root=repo, ref="HEAD", suites=["golden/x/queries.yaml"], cache_dir=repo / ".cache"))
 """)

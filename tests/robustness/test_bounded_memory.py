@@ -16,13 +16,13 @@ import pytest
 from fake_model import FakeSentenceModel
 from project_files import SHOP_CORPUS, SHOP_GOLDEN, name_suites, run, write_strategies, write_suite
 
-from pytest_chunkeval.chunk import Chunk, line_starts, span_chunk
 from pytest_chunkeval.chunking.boundary import chunk_file
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
-from pytest_chunkeval.corpus import MAX_FILE_BYTES, read_corpus
-from pytest_chunkeval.golden import GoldenError, load_golden
+from pytest_chunkeval.core.chunk import Chunk, line_starts, span_chunk
+from pytest_chunkeval.core.corpus import MAX_FILE_BYTES, read_corpus
+from pytest_chunkeval.core.golden import GoldenError, load_golden
+from pytest_chunkeval.core.vocabulary import MAX_CHUNKS_PER_FILE
 from pytest_chunkeval.retrieval.embed import Embedder
-from pytest_chunkeval.vocabulary import MAX_CHUNKS_PER_FILE
 
 TEXT = "".join(f"line {i}\n" for i in range(40))
 
@@ -161,9 +161,9 @@ def test_the_chunk_cap_falls_back_by_file_and_is_part_of_the_index_key(capped: p
 
 
 def test_the_base_is_evaluated_with_the_heads_caps_when_they_are_not_the_defaults() -> None:
-    from pytest_chunkeval.base_ref import BaseRequest, _command
-    from pytest_chunkeval.options import Options
-    from pytest_chunkeval.run_state.base_side import base_caps
+    from pytest_chunkeval.run.base_ref import BaseRequest, _command
+    from pytest_chunkeval.run.parts.base_side import base_caps
+    from pytest_chunkeval.settings.options import Options
 
     assert base_caps(Options(rootdir=Path())) == {}
     caps = base_caps(Options(rootdir=Path(), max_file_bytes=2000, max_chunks_per_file=0))
@@ -180,7 +180,7 @@ def test_the_measurement_tool_writes_projects_whose_hostile_file_the_caps_catch(
 
     from tool_modules import load_tool
 
-    from pytest_chunkeval.contract import unregister
+    from pytest_chunkeval.chunking.contract import unregister
 
     tool = load_tool("measure_memory")
     long_line, _ = tool.scenario(Namespace(scenario="long-line", mb=2, strategy=""), tmp_path / "a")
@@ -207,8 +207,8 @@ def test_a_ray_worker_caps_each_file_as_the_driver_asks(tmp_path: Path) -> None:
 
     import numpy as np
 
-    from pytest_chunkeval.contract import Registration, unregister
-    from pytest_chunkeval.retrieval.ray_engine import StrategySpec, chunk_rows
+    from pytest_chunkeval.chunking.contract import Registration, unregister
+    from pytest_chunkeval.evaluation.ray_engine import StrategySpec, chunk_rows
 
     path = tmp_path / "ray_cap_probe.py"
     path.write_text("from pytest_chunkeval import FixedSizeChunker, strategy\n\n@strategy\ndef ray_cap_probe():\n"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.boundary import chunk_file
+from pytest_chunkeval.chunking.contract import Strategy, resolve
 from pytest_chunkeval.chunking.regex_config.chunker import GrammarChunker
 from pytest_chunkeval.chunking.time_limit import time_limit, usable
-from pytest_chunkeval.contract import Strategy, resolve
+from pytest_chunkeval.core.chunk import Chunk
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="the limit needs SIGALRM (not Windows)")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from project_files import SHOP_CORPUS, SHOP_GOLDEN, name_suites, set_ini, write_suite
 
-from pytest_chunkeval.golden import GoldenError, load_golden
+from pytest_chunkeval.core.golden import GoldenError, load_golden
 
 
 def _golden(corpus: object) -> str:

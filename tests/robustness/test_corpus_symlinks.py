@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_chunkeval.corpus import read_corpus
+from pytest_chunkeval.core.corpus import read_corpus
 
 
 def _corpus(tmp_path: Path) -> tuple[Path, Path]:

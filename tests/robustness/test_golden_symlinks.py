@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.golden import GoldenError, load_golden
+from pytest_chunkeval.core.golden import GoldenError, load_golden
 
 GOLDEN = """corpus: corpus
 queries:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from project_files import SHOP_CORPUS, SHOP_GOLDEN, name_suites, set_ini, write_suite
 
-from pytest_chunkeval.corpus import read_corpus
-from pytest_chunkeval.discovery import discover_suites
-from pytest_chunkeval.golden import GoldenError, load_golden
+from pytest_chunkeval.chunking.strategy_files import discover_suites
+from pytest_chunkeval.core.corpus import read_corpus
+from pytest_chunkeval.core.golden import GoldenError, load_golden
 
 
 def collect(p: pytest.Pytester) -> pytest.RunResult:

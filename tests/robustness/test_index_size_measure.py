@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
+from pytest_chunkeval.core.vocabulary import SIZE_MEASURE
 from pytest_chunkeval.retrieval.index import IndexStore
 from pytest_chunkeval.retrieval.table_rows import Row
-from pytest_chunkeval.vocabulary import SIZE_MEASURE
 
 ROWS = [
     Row(f"f{i}.py#0", f"f{i}.py", 1, 3 + i, f"def handler_{i}(request):\n    return respond(request, code={i})\n" * (i + 1))
@@ -33,7 +33,7 @@ def _build(tmp: Path, rows: list[Row]) -> tuple[IndexStore, Path]:
 
 def test_same_content_same_size_across_builds(tmp_path: Path) -> None:
     """golden/avap's 46 files as one chunk each: big enough that Lance's data files differ between builds."""
-    from pytest_chunkeval.corpus import read_corpus
+    from pytest_chunkeval.core.corpus import read_corpus
 
     corpus = read_corpus(Path(__file__).resolve().parents[2] / "golden" / "avap" / "corpus")
     rows = [Row(f"{p}#0", p, 1, corpus.line_counts[p], t) for p, t in sorted(corpus.files.items())]

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from project_files import run
 
-from pytest_chunkeval.session import ChunkevalState
+from pytest_chunkeval.run.state import RunState
 
 
 @pytest.mark.slow
 def test_items_that_ran_without_a_verdict_fail_the_run(project: pytest.Pytester,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ChunkevalState, "summary", lambda self, run_base=True: None)  # nothing gets judged
+    monkeypatch.setattr(RunState, "summary", lambda self, run_base=True: None)  # nothing gets judged
     result = run(project, "-p", "no:randomly", "-k", "file_level and not quality")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=2)  # the items themselves passed: the missing verdict alone fails the run

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.boundary import chunk_file
+from pytest_chunkeval.chunking.contract import Registration, Strategy, resolve
 from pytest_chunkeval.chunking.fixed import FileLevelChunker
 from pytest_chunkeval.chunking.sizing import default_tokens
+from pytest_chunkeval.chunking.strategy_sources import THIS_PACKAGE, packaged, runs_isolated
 from pytest_chunkeval.chunking.worker import IsolatedChunker, available
-from pytest_chunkeval.contract import Registration, Strategy, resolve
-from pytest_chunkeval.evaluate_chunking import chunk_corpus
-from pytest_chunkeval.sources import THIS_PACKAGE, packaged, runs_isolated
+from pytest_chunkeval.core.chunk import Chunk
+from pytest_chunkeval.evaluation.chunk_corpus import chunk_corpus
 
 pytestmark = pytest.mark.skipif(not available() or not hasattr(signal, "setitimer"),
                                 reason="isolation needs fork, its time limit SIGALRM (not Windows)")
@@ -206,10 +206,10 @@ def test_chunks_of_a_worker_that_ended_are_not_cached_as_the_strategys(tmp_path:
     while a strategy whose worker went through is read back from the facts cache."""
     from fake_model import fake_embedder
 
-    from pytest_chunkeval.evaluate import EvalConfig, Evaluator
-    from pytest_chunkeval.golden import load_golden
+    from pytest_chunkeval.core.golden import load_golden
+    from pytest_chunkeval.evaluation.build_facts import BuildFactsCache
+    from pytest_chunkeval.evaluation.evaluate import EvalConfig, Evaluator
     from pytest_chunkeval.retrieval.index import IndexStore
-    from pytest_chunkeval.run_cache import FactsCache
 
     (tmp_path / "suite" / "corpus").mkdir(parents=True)
     for path, text in FILES:
@@ -225,7 +225,7 @@ def test_chunks_of_a_worker_that_ended_are_not_cached_as_the_strategys(tmp_path:
         embedder._tokens = default_tokens()
         evaluator = Evaluator(EvalConfig(retrieval="vector"), embedder,
                               IndexStore(str(tmp_path / "db"), tmp_path / "locks"),
-                              facts=FactsCache(tmp_path / "cache.sqlite"))
+                              facts=BuildFactsCache(tmp_path / "cache.sqlite"))
         runs = [evaluator.run(suite, reg) for reg in regs]
         assert runs[0].facts.fallbacks == [
             "bad.py: the strategy's process ended with exit status 0 while chunking this file"]

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_chunkeval.chunk import Chunk
 from pytest_chunkeval.chunking.boundary import chunk_file
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
+from pytest_chunkeval.core.chunk import Chunk
 
 TEXT = "def a():\n    return 1\n\n\ndef b():\n    return 'é'\n"  # 6 lines; more bytes than characters
 SIZE = len(TEXT.encode("utf-8"))

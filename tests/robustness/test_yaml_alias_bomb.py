@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_chunkeval.accepted import AcceptedMisses
-from pytest_chunkeval.golden import GoldenError, load_golden
+from pytest_chunkeval.core.golden import GoldenError, load_golden
+from pytest_chunkeval.run.accepted import AcceptedMisses
 
 
 def bomb(levels: int, indent: str = "") -> str:

@@ -20,11 +20,11 @@ import hashlib
 from pathlib import Path
 from typing import Any, cast
 
-from pytest_chunkeval.chunk import Chunk, line_starts, span_chunk
+from pytest_chunkeval.chunking.contract import Strategy
+from pytest_chunkeval.chunking.lark.ast_summary import BLOCK_SUFFIX, serialize, summarize
 from pytest_chunkeval.chunking.lark.engine import BracketNewlines, LarkGrammar, SourceSyntaxError
-from pytest_chunkeval.chunking.lark.summary import BLOCK_SUFFIX, serialize, summarize
-from pytest_chunkeval.chunking.render_summary import render_header
-from pytest_chunkeval.contract import Strategy
+from pytest_chunkeval.chunking.metadata_text import render_header
+from pytest_chunkeval.core.chunk import Chunk, line_starts, span_chunk
 
 
 def _block_facts(grammar: LarkGrammar) -> tuple[dict[str, str], tuple[str, ...], set[str]]:

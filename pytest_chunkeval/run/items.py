@@ -1,0 +1,460 @@
+"""The pytest nodes: a golden file collects one node per strategy, which collects its query and quality items.
+
+Node ids read like ``golden/avap/queries.yaml::fixed_size::error-handling``, so ``-k fixed_size`` or
+``-k error-handling`` select what a user expects. With several retrieval modes (``--chunkeval-retrieval
+vector,hybrid``) a golden file collects one node per strategy and mode, ``…::fixed_size[vector]::error-handling``, so
+``-k vector`` selects a mode; with one mode the ids stay as they were. With several models (``--chunkeval-model
+A,B``) each strategy node is also labelled by its model, ``…::fixed_size@all-mpnet-base-v2::error-handling`` (the
+first model's too), and evaluates with that model's state (:meth:`RunState.model_states`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
+
+import pytest
+
+from pytest_chunkeval.chunking.contract import Registration
+from pytest_chunkeval.core.golden import GoldenError, GoldenSuite
+from pytest_chunkeval.core.grid import keyword
+from pytest_chunkeval.core.vocabulary import metric_key
+from pytest_chunkeval.judges.verdict import FailureKind
+from pytest_chunkeval.output import messages
+from pytest_chunkeval.output.escape import log_lines, log_text, node_id
+from pytest_chunkeval.run.library_warnings import MARK_ARGS, dependency_warnings
+from pytest_chunkeval.run.parts import STATE_KEY
+
+if TYPE_CHECKING:
+    from pytest_chunkeval.evaluation.evaluate import StrategyRun
+    from pytest_chunkeval.run.state import RunState
+    from pytest_chunkeval.scoring.quality import QualityReport
+    from pytest_chunkeval.settings.options import Options
+
+
+def state_of(node: pytest.Item | pytest.Collector) -> RunState:
+    """The state of ``node``'s model: its strategy node's (several models), else the session's."""
+    current: pytest.Item | pytest.Collector | None = node
+    while current is not None:
+        if isinstance(current, StrategyNode):
+            return current.state
+        current = current.parent
+    return node.config.stash[STATE_KEY]
+
+
+class GoldenFile(pytest.File):
+    """A golden suite file (YAML or JSONL)."""
+
+    def collect(self) -> list[pytest.Item | pytest.Collector]:
+        with dependency_warnings():  # collection runs under the project's warning filters: not ours to fail on
+            return list(self._collect())
+
+    def _collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        state = state_of(self)
+        try:
+            suite = state.catalog.suite(self.path)
+            state.ledger.record_of(suite)  # a damaged record stops this suite once, here, not every item later
+            strategies = state.catalog.load_strategies()  # two project files defining one name: said here
+        except (GoldenError, ValueError) as exc:
+            raise self.CollectError(log_lines(str(exc))) from None
+        modes = state.options.retrieval_modes
+        for each in state.model_states():
+            for name, reg in strategies.items():
+                for mode in modes:
+                    label = node_id(each.node_label(name, mode))  # a name holding a newline: one line still
+                    node = StrategyNode.from_parent(self, name=label, suite=suite, reg=reg, mode=mode, state=each)
+                    if reg.point:  # `-k` cannot type the label's "=" and ",": the point answers to this too
+                        node.extra_keyword_matches.add(keyword(reg.strategy_name, reg.point))
+                    yield node
+
+
+class StrategyNode(pytest.Collector):
+    """One strategy on one suite, searched with one retrieval mode (its items share the evaluation)."""
+
+    def __init__(self, *, suite: GoldenSuite, reg: Registration, mode: str, state: RunState, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.state = state  # its model's
+        self.suite = suite
+        self.reg = reg
+        self.mode = mode
+        self.add_marker("chunkeval")
+        self.add_marker(pytest.mark.filterwarnings(*MARK_ARGS))  # its items' warnings never fail them
+
+    def collect(self) -> list[pytest.Item]:
+        with dependency_warnings():
+            return list(self._collect())
+
+    def _collect(self) -> Iterator[pytest.Item]:
+        state = state_of(self)
+        try:
+            strategy = state.catalog.strategy(self.reg)
+        except Exception as exc:  # its own items fail; every other strategy is still evaluated and reported
+            if self.mode == state.options.retrieval_modes[0]:  # one item, whatever the number of modes
+                yield BuildFailedItem.from_parent(self, name="build", message=messages.build_error(self.reg, exc))
+            return
+        from pytest_chunkeval.evaluation.evaluate import skip_reason
+
+        reason = skip_reason(self.suite, strategy)
+        if reason:
+            yield SkippedStrategyItem.from_parent(self, name="skipped", reason=reason)
+            return
+        for q in self.suite.queries:
+            yield QueryItem.from_parent(self, name=node_id(str(q.id)), query_id=q.id)
+        if self.mode == state.options.retrieval_modes[0]:  # chunk checks do not depend on the search: once
+            for check in QUALITY_CHECKS:
+                yield QualityItem.from_parent(self, name=f"quality[{check}]", check=check)
+        if state.base.comparing:
+            yield ComparisonItem.from_parent(self, name="vs-base" if state.base.comparing == "base" else "regression")
+        if state.options.gated(self.reg.name, self.reg.strategy_name):
+            from pytest_chunkeval.judges.gates import GATE_NAMES
+
+            for gate in GATE_NAMES:
+                yield GateItem.from_parent(self, name=f"gate[{gate}]", gate=gate)
+
+
+class KindedFailure(AssertionError):
+    """A failure that says its own kind for the verdict, whichever item raised it (None: the item's kind)."""
+
+    kind: ClassVar[FailureKind | None] = None
+
+
+class ReportedFailure(KindedFailure):
+    """A failure whose message is the whole report: measured values, thresholds, examples."""
+
+
+class BuildFailure(ReportedFailure):
+    """A strategy that failed to build, met by whichever of its items asked first: a build failure, not the item's."""
+
+    kind = "build"
+
+
+class NamedReport(pytest.TestReport):
+    """A report whose failure header is the item's own id (``golden/avap/queries.yaml::fixed_size::q``), and which
+    carries its failure's kind for the verdict (``failure_kind``).
+
+    pytest heads a failure with the location's "domain", and rewrites dots in a domain as "::" when it prints
+    locations, which would mangle ``queries.yaml``; so the domain stays empty and only the header is named here.
+    ``failure_kind`` is an instance attribute, so pytest's report serialization (its ``__dict__``) carries it from an
+    xdist worker and ``TestReport.__init__`` (its ``**extra``) sets it again on the controller.
+    """
+
+    failure_kind: FailureKind
+
+    @classmethod
+    def of(cls, item: EvalItem, call: pytest.CallInfo[None]) -> NamedReport:
+        report = cls.from_item_and_call(item, call)
+        assert isinstance(report, NamedReport)
+        report.failure_kind = item.failure_kind(call.excinfo)
+        _inert(report)
+        return report
+
+    @property
+    def head_line(self) -> str | None:
+        return self.nodeid
+
+
+def _inert(report: pytest.TestReport) -> None:
+    """The report's own words (a failure's message, a skip's or xfail's reason) as the log may show them: messages
+    quote suite paths, file names, strategy names and query text, and pytest prints them, and writes them into JUnit
+    XML, as they are (messages.py escapes what it quotes; this holds for every message, written anywhere)."""
+    if isinstance(report.longrepr, str):
+        report.longrepr = log_lines(report.longrepr)
+    elif isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:  # a skip: (path, line, reason)
+        path, line, reason = report.longrepr
+        report.longrepr = (path, line, log_text(reason))
+    if isinstance(getattr(report, "wasxfail", None), str):
+        report.wasxfail = log_text(report.wasxfail)
+
+
+class EvalItem(pytest.Item):
+    kind: FailureKind = "other"  # what this item's failures are, unless the failure says (KindedFailure)
+
+    def failure_kind(self, excinfo: pytest.ExceptionInfo[BaseException] | None) -> FailureKind:
+        """The kind of this item's failure, for the verdict: the exception's own where it names one (a strategy that
+        failed to build, a miss), else the item's."""
+        if excinfo is not None and isinstance(excinfo.value, KindedFailure) and excinfo.value.kind is not None:
+            return excinfo.value.kind
+        return self.kind
+
+    @property
+    def strategy_node(self) -> StrategyNode:
+        assert isinstance(self.parent, StrategyNode)
+        return self.parent
+
+    def evaluation(self) -> StrategyRun:
+        """The (memoised) evaluation of this item's strategy on its suite.
+
+        A failed evaluation is reported in full by the first item that asks; every later item of the same
+        evaluation fails with one line pointing there. Re-raising the stored exception would grow its traceback
+        with every item and flood the log.
+        """
+        node = self.strategy_node
+        state = state_of(self)
+        key = (node.suite.path.resolve(), node.reg.name, node.mode)
+        first = state.head.failure(key)
+        if first is not None:
+            if getattr(state.head.evaluator().runs.get(key), "failed", None):  # a failed build: said once, by ``first``
+                pytest.skip(f"{node.reg.name} failed to build: see {first}")
+            raise ReportedFailure(f"the evaluation of {node.name} on this suite failed: see {first}")
+        from pytest_chunkeval.evaluation.evaluate import BuildFailed
+        from pytest_chunkeval.retrieval.remote import EmbedderError
+
+        try:
+            return state.head.evaluator().run(node.suite, node.reg, state.catalog.strategy(node.reg), node.mode)
+        except EmbedderError as exc:  # the model itself (every strategy would fail the same way, and pay): one line
+            state.head.failed(key, self.nodeid)
+            self.session.shouldstop = f"the embedding model failed: {exc}"
+            raise ReportedFailure(f"the embedding model failed: {exc}") from None
+        except BuildFailed as exc:  # as BuildFailedItem does: the strategy's row says "failed", in every mode
+            for mode in state.options.retrieval_modes:
+                state.head.failed((key[0], key[1], mode), self.nodeid)
+                state.head.evaluator().fail(node.suite, node.reg.name, mode, str(exc))
+            raise BuildFailure(f"{node.reg.name} failed to build: {exc}") from None
+        except Exception:
+            state.head.failed(key, self.nodeid)
+            raise
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        # A failure that carries its own report (quality, gate) is shown as written, without a traceback; so is
+        # an accepted miss (xfail), whose traceback pytest would otherwise format, slowly, and never show.
+        if isinstance(excinfo.value, (ReportedFailure, pytest.xfail.Exception)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        # No "domain": pytest would rewrite dots in it as "::" when printing the location.
+        return self.path, None, ""
+
+
+class SkippedStrategyItem(EvalItem):
+    def __init__(self, *, reason: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.reason = reason
+
+    def runtest(self) -> None:
+        self.evaluation()  # records the skip, so the summary table and the report list it with its reason
+        pytest.skip(f"{self.strategy_node.reg.name}: {self.reason}")
+
+
+class BuildFailedItem(EvalItem):
+    """The one item of a strategy that cannot be built on this suite: it fails with the reason, and the summary,
+    the report and the comparison with a base show the strategy as failed instead of leaving it out."""
+
+    kind = "build"
+
+    def __init__(self, *, message: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.message = message
+
+    def runtest(self) -> None:
+        state = state_of(self)
+        node = self.strategy_node
+        for mode in state.options.retrieval_modes:
+            state.head.evaluator().fail(node.suite, node.reg.name, mode, self.message)
+        raise BuildFailure(f"{node.reg.name} failed to build: {self.message}")
+
+
+class QueryMiss(KindedFailure):
+    kind = "miss"
+
+
+class QueryFixed(KindedFailure):
+    kind = "fixed"
+
+
+def _xfail(reason: str) -> NoReturn:
+    """pytest.xfail with its reason as the log may show it: pytest prints it (``-rx``, ``-v``) after this package's
+    report hook has run, and it names the suite's record file, whose folder is the suite's."""
+    pytest.xfail(log_text(reason))
+
+
+class QueryItem(EvalItem):
+    def __init__(self, *, query_id: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.query_id = query_id
+
+    def runtest(self) -> None:
+        state = state_of(self)
+        node = self.strategy_node
+        run = self.evaluation()
+        outcome = run.outcomes[self.query_id]
+        self.outcome = outcome
+        state.ledger.record(node.suite, node.reg.name, self.query_id, outcome.hit, node.mode, node.reg.family)
+        if state.options.accept_misses:
+            return
+        if state.base.comparing:  # one query is evidence; the comparison item's hit test decides
+            if not outcome.hit:
+                found = state.base.ranked(node.suite, node.reg.name, self.query_id, node.mode)
+                item = f"{node.name}::{'vs-base' if state.base.comparing == 'base' else 'regression'}"
+                _xfail(messages.miss_against_base(found, state.options.k, item))
+            return
+        if node.reg.point and not state.options.gate_grid:  # a sweep measures its points; it does not gate them
+            if not outcome.hit:
+                _xfail("missed at a grid point: measured, not gated (--chunkeval-gate-grid fails it)")
+            return
+        record, settings = state.ledger.record_of(node.suite), state.ledger.section_for(node.mode)
+        if not record.holds(settings):  # nothing recorded yet: listed at the end, with the command that records it
+            if not outcome.hit:
+                _xfail(f"missed; {record.path} holds no record for {settings} yet")
+            return
+        ids, own = record.accepted(settings, node.reg.name, node.reg.family)
+        accepted = self.query_id in ids
+        if not outcome.hit and accepted:
+            whose = "" if own else f" for {node.reg.family}"
+            _xfail(f"accepted miss (recorded{whose} in {record.path.name})")
+        strict = state.options.misses == "fail"
+        if not outcome.hit:
+            if not strict:
+                _xfail(messages.miss_not_recorded(record.path))
+            raise QueryMiss("none of the relevant items is in the top k")
+        if accepted and own and strict:
+            raise QueryFixed("recorded as an accepted miss but now retrieved")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if not isinstance(excinfo.value, (QueryMiss, QueryFixed)):
+            return super().repr_failure(excinfo)
+        state, node = state_of(self), self.strategy_node
+        k = state.options.k
+        base = (state.base.rank(node.suite, node.reg.name, self.query_id, node.mode) if state.base.comparing
+                else None)
+        if isinstance(excinfo.value, QueryMiss):
+            return messages.miss_message(node.name, self.outcome, k, base)
+        return messages.fixed_message(node.name, self.outcome, k, base, state.ledger.record_of(node.suite).path)
+
+
+def _lossless(run: StrategyRun, q: QualityReport, options: Options) -> None:
+    if not q.claims_lossless:
+        pytest.skip(messages.not_lossless(run.name, q))
+    if q.uncovered:
+        raise ReportedFailure(messages.lossless_broken(run.name, q))
+
+
+def _size_limit(run: StrategyRun, q: QualityReport, options: Options) -> None:
+    if q.max_chunk_size is None:
+        pytest.skip(messages.no_size_limit(run.name, q))
+    if q.over_limit:
+        raise ReportedFailure(messages.size_limit_broken(run.name, q))
+
+
+def _token_window(run: StrategyRun, q: QualityReport, options: Options) -> None:
+    if not q.fits_window:
+        pytest.skip(messages.no_window_promise(run.name, q))
+    if q.over_window:
+        raise ReportedFailure(messages.window_broken(run.name, q))
+
+
+def _fallback(run: StrategyRun, q: QualityReport, options: Options) -> None:
+    facts, limit = run.facts, options.max_fallback
+    share = len(facts.fallbacks) / facts.files_handled if facts.files_handled else 0.0
+    if share > limit:
+        raise ReportedFailure(messages.fallback_exceeded(run.name, facts, share, limit))
+
+
+def _parse_errors(run: StrategyRun, q: QualityReport, options: Options) -> None:
+    from pytest_chunkeval.scoring.quality import parse_errors
+
+    pe = parse_errors(run.facts.strategy_stats, run.facts.files_handled)
+    if not pe.parses:
+        pytest.skip(messages.parses_nothing(run.name))
+    if pe.share > options.max_parse_errors:
+        raise ReportedFailure(messages.parse_errors_exceeded(run.name, pe, options.max_parse_errors))
+
+
+@dataclass(frozen=True)
+class QualityCheck:
+    """One check of a strategy's chunks against its own declarations: it skips (nothing declared), fails
+    (:class:`ReportedFailure`) or returns (kept); ``kind`` is what its failure is for the verdict."""
+
+    judge: Callable[[StrategyRun, QualityReport, Options], None]
+    kind: FailureKind = "quality"
+
+
+#: The quality checks, by item name (``quality[<name>]``), in the order their items are collected.
+QUALITY: dict[str, QualityCheck] = {
+    "lossless": QualityCheck(_lossless),
+    "size-limit": QualityCheck(_size_limit),
+    "token-window": QualityCheck(_token_window),
+    "fallback": QualityCheck(_fallback, kind="fallback"),
+    "parse-errors": QualityCheck(_parse_errors, kind="parse"),
+}
+QUALITY_CHECKS = tuple(QUALITY)
+
+
+class QualityItem(EvalItem):
+    def __init__(self, *, check: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.check = QUALITY[check]
+        self.kind = self.check.kind
+
+    def runtest(self) -> None:
+        run = self.evaluation()
+        assert run.facts.quality is not None
+        self.check.judge(run, run.facts.quality, state_of(self).options)
+
+
+class GateItem(EvalItem):
+    """One acceptance gate of a candidate strategy against the baseline on this suite."""
+
+    kind = "gate"
+
+    def __init__(self, *, gate: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.gate = gate
+
+    def runtest(self) -> None:
+        from pytest_chunkeval.judges.gates import GATE_METRIC
+
+        state = state_of(self)
+        node = self.strategy_node
+        baseline = state.options.baseline
+        regs = state.catalog.load_strategies()
+        if baseline not in regs:
+            raise ReportedFailure(f"baseline strategy {baseline!r} is not registered; gates compare against it")
+        run = self.evaluation()
+        base = state.head.evaluator().run(node.suite, regs[baseline], state.catalog.strategy(regs[baseline]), node.mode)
+        if base.skipped:
+            pytest.skip(f"baseline {baseline} was skipped on this suite: {base.skipped}")
+        if base.failed:
+            raise ReportedFailure(f"baseline {baseline} failed to build on this suite: {base.failed}")
+        k, t = state.options.k, state.options.thresholds
+        # The run's one judgement of this result: the report's gates and the summary's gates column read it too.
+        judged = state.judgements.against_baseline(node.suite, run, base)
+        result = next(g for g in (judged and judged.gates) or () if g.name == self.gate)
+        if not result.passed:
+            against = baseline if node.name == node_id(node.reg.name) else f"{baseline}[{node.mode}]"
+            metric = metric_key(GATE_METRIC[self.gate], k) if self.gate in GATE_METRIC else None
+            raise ReportedFailure(messages.gate_failure(node.name, self.gate, against, result.detail, metric=metric,
+                                                        mode=t.mode, candidate=run.outcomes, baseline=base.outcomes))
+
+
+class ComparisonItem(EvalItem):
+    """This strategy on this suite against the same strategy on the base (a git ref, or a stored report)."""
+
+    kind = "comparison"
+
+    def failure_kind(self, excinfo: pytest.ExceptionInfo[BaseException] | None) -> FailureKind:
+        # Whatever failed it (a build too), the verdict says it through the comparison's own numbers, or as a
+        # comparison that could not be made.
+        return self.kind
+
+    def runtest(self) -> None:
+        from pytest_chunkeval.run.base_ref import BaseRefError
+
+        state = state_of(self)
+        node = self.strategy_node
+        run = self.evaluation()
+        try:
+            cmp = state.judgements.comparison(node.suite, node.reg.name, run)
+        except (BaseRefError, ValueError) as exc:  # no base to compare with: said once, in full
+            first = state.base.failure_reported_by(self.nodeid)
+            if first is not None:  # said once in full, at the first item; the rest point there
+                raise ReportedFailure(f"the base could not be evaluated: see {first}") from None
+            raise ReportedFailure(str(exc)) from None
+        if cmp.status in ("new", "removed", "skipped"):
+            pytest.skip(f"{node.reg.name}: no comparison ({cmp.status}: {cmp.reason})")
+        if cmp.failed:
+            o = state.options
+            raise ReportedFailure(messages.comparison_failure(
+                cmp, against=f"base {o.base}" if state.base.comparing == "base" else str(o.compare), k=o.k,
+                tolerance=o.regression_tolerance, alpha=o.regression_alpha, correction=o.regression_correction,
+                family_size=state.judgements.family()[1], size_increase=o.regression_size_increase))

@@ -1,0 +1,100 @@
+"""The accepted-misses ledger: the records beside the suites (``accepted_misses.yaml``) and this run's outcomes
+against them: which misses fail, which are listed as unrecorded, what ``--chunkeval-accept-misses`` writes."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_chunkeval.output.misses import Drift
+
+if TYPE_CHECKING:
+    from pytest_chunkeval.core.golden import GoldenSuite
+    from pytest_chunkeval.run.accepted import AcceptedMisses
+    from pytest_chunkeval.run.parts.catalog import Catalog
+    from pytest_chunkeval.settings.options import Options
+
+#: (golden file, strategy row name, retrieval mode) -> query id -> hit.
+Outcomes = dict[tuple[Path, str, str], dict[str, bool]]
+
+
+class MissLedger:
+    """The outcomes of one run (of one model) and the records they are held against (shared by every model)."""
+
+    def __init__(self, options: Options, catalog: Catalog, model_id: Callable[[], str],
+                 records: dict[Path, AcceptedMisses] | None = None) -> None:
+        self.options = options
+        self.catalog = catalog
+        self.model_id = model_id  # the embedding model's id, asked only when a record is read or written
+        self.records: dict[Path, AcceptedMisses] = {} if records is None else records  # suite file -> record
+        self.outcomes: Outcomes = {}
+        self.families: dict[str, str] = {}  # grid point label -> its strategy (whose record a point may share)
+
+    def record_of(self, suite: GoldenSuite) -> AcceptedMisses:
+        """The record beside ``suite``, read once (a damaged one raises ``ValueError`` naming it)."""
+        from pytest_chunkeval.run.accepted import AcceptedMisses
+
+        key = suite.path.resolve()
+        if key not in self.records:
+            self.records[key] = AcceptedMisses.load(suite.path.parent)
+        return self.records[key]
+
+    def section_for(self, mode: str) -> str:
+        """The accepted-misses section of one retrieval mode: a run of several modes reads and writes one section
+        each, exactly those single-mode runs of each would, so records stay valid either way."""
+        from pytest_chunkeval.run.accepted import record_section
+
+        return record_section(self.model_id(), mode, self.options.k)
+
+    def record(self, suite: GoldenSuite, strategy: str, query_id: str, hit: bool, mode: str | None = None,
+               family: str = "") -> None:
+        """One query item's outcome (``family``: the strategy of a grid point)."""
+        mode = mode or self.options.retrieval_modes[0]
+        self.outcomes.setdefault((suite.path.resolve(), strategy, mode), {})[query_id] = hit
+        if family and family != strategy:
+            self.families[strategy] = family
+
+    def drift(self, label: Callable[[str, str], str]) -> list[Drift]:
+        """This run against the records that hold its settings, per suite and row (``label(name, mode)``); rows of
+        grid points are left out unless --chunkeval-gate-grid (a sweep measures them)."""
+        if self.options.accept_misses:
+            return []
+        out: list[Drift] = []
+        for (suite_path, strategy, mode), ran in self.outcomes.items():
+            if strategy in self.families and not self.options.gate_grid:
+                continue
+            record, section = self.record_of(self.catalog.suites[suite_path]), self.section_for(mode)
+            if not record.holds(section):
+                continue
+            accepted, own = record.accepted(section, strategy, self.families.get(strategy, ""))
+            out.append(Drift(suite_path, label(strategy, mode),
+                             sum(1 for q, hit in ran.items() if not hit and q in accepted),
+                             tuple(q for q, hit in ran.items() if not hit and q not in accepted),
+                             tuple(q for q, hit in ran.items() if hit and q in accepted) if own else ()))
+        return out
+
+    def unheld(self, label: Callable[[str, str], str]) -> dict[Path, dict[str, list[str]]]:
+        """Misses under settings no record holds yet (a new suite): suite -> row label (``label(name, mode)``) ->
+        query ids, in run order."""
+        out: dict[Path, dict[str, list[str]]] = {}
+        for (suite_path, strategy, mode), ran in self.outcomes.items():
+            if not self.record_of(self.catalog.suites[suite_path]).holds(self.section_for(mode)):
+                missed = [q for q, hit in ran.items() if not hit]
+                if missed:
+                    out.setdefault(suite_path, {})[label(strategy, mode)] = missed
+        return out
+
+    def update_records(self) -> None:
+        """Put this run's outcomes in the records (one section per mode and model); nothing is written yet."""
+        for (suite_path, strategy, mode), ran in sorted(self.outcomes.items()):
+            record = self.record_of(self.catalog.suites[suite_path])
+            record.update(self.section_for(mode), strategy, ran, keep_empty=strategy in self.families)
+
+    def save(self) -> list[Path]:
+        """Write every record that changed; the files written."""
+        written: list[Path] = []
+        for record in self.records.values():
+            if record.dirty:
+                record.save()
+                written.append(record.path)
+        return written
