@@ -11,7 +11,7 @@ import pytest
 from tool_modules import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-TEMPLATE = ROOT / "pytest_chunkeval" / "init" / "templates" / "my_strategy.py"
+TEMPLATE = ROOT / "pytest_chunkeval" / "commands" / "init" / "templates" / "my_strategy.py"
 
 
 def _tool() -> ModuleType:
