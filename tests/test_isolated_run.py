@@ -222,13 +222,13 @@ def test_chunkeval_run_evaluates_where_the_projects_test_setup_stops_pytest(tmp_
 
 
 def test_the_header_says_why_the_configfile_is_the_packages_own(tmp_path: Path) -> None:
-    """Issue 33: `configfile: .../site-packages/pytest_chunkeval/run/isolated.ini` with no word of why."""
+    """Issue 33: `configfile: .../site-packages/pytest_chunkeval/isolated.ini` with no word of why."""
     write_project(tmp_path, hostile=True)
     done = chunkeval_run(tmp_path, "--collect-only")
     assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
     header = done.stdout.split("collected ", 1)[0].splitlines()
     configfile = next(i for i, line in enumerate(header) if line.startswith("configfile: "))
-    assert header[configfile].endswith("pytest_chunkeval/run/isolated.ini")
+    assert header[configfile].endswith("pytest_chunkeval/isolated.ini")
     assert header[configfile + 1] == (
         "chunkeval run: configfile isolated.ini on purpose: only the chunkeval_* settings of pyproject.toml are read; "
         "the project's own pytest settings, its conftests (but those that define strategies) and its plugins stay "

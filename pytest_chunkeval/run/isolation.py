@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pytest_chunkeval.settings.project import ProjectConfig
 
-NEUTRAL_INI = Path(__file__).with_name("isolated.ini")
+NEUTRAL_INI = Path(__file__).parents[1] / "isolated.ini"
 PROJECT_FLAG = "--chunkeval-project"
 PLUGIN = __name__.partition(".")[0] + ".plugin"  # the package's pytest entry point, by -p: not an import of it here
 #: Environment variables of the project's test setup that an isolated run drops.
