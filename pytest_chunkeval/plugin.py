@@ -2,10 +2,10 @@
 
 Every pytest run of a project with pytest-chunkeval installed loads this module, so it holds two hooks and imports
 almost nothing. Without ``--chunkeval`` a run gets the options and the strategy fixtures, and nothing else of this
-plugin is loaded or called. With it, ``pytest_configure`` reads the options (flags.py reads one, options.py all
-of them, from the settings table: no hook reads an option itself), makes the run's state and registers the two
-plugins that hold the rest: run_hooks.py (collection, reports, xdist) and, where the outputs are written (not on a
-pytest-xdist worker), session_outputs.py (what a finished run shows and writes).
+plugin is loaded or called. With it, ``pytest_configure`` reads the options (settings/flags.py reads one,
+settings/options.py all of them, from the settings table: no hook reads an option itself), makes the run's state and
+registers the two plugins that hold the rest: run/hooks.py (collection, reports, xdist) and, where the outputs are
+written (not on a pytest-xdist worker), run/outputs_plugin.py (what a finished run shows and writes).
 """
 from __future__ import annotations
 
@@ -51,9 +51,9 @@ def _plain(config: pytest.Config) -> None:
 
 def _start(config: pytest.Config) -> None:
     """A --chunkeval run: its options and state, checked up front, and the plugins of its hooks and outputs."""
-    # Not `from pytest_chunkeval import run_hooks`: that reads the package's attribute, which can outlive the module
+    # Not `from pytest_chunkeval.run import hooks`: that reads the package's attribute, which can outlive the module
     # (pytester's in-process runs take modules out of sys.modules after each run, not off the package): a stale
-    # run_hooks would read the run's state under a StashKey of an older run_state (KeyError on a second run).
+    # hooks module would read the run's state under the StashKey of an older run.parts (KeyError on a second run).
     import pytest_chunkeval.run.hooks as run_hooks
     from pytest_chunkeval.run.distributed import is_worker
     from pytest_chunkeval.run.fixtures import register_fixtures

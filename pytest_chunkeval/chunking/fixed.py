@@ -3,7 +3,7 @@
 In characters by default, as the seed cuts. In the model's tokens (``size_unit="tokens"``, ``max_chunk_size`` a
 number or ``WINDOW``) the windows are cut at token starts so that each chunk, with the model's special tokens, fits
 the window of the model in use: all-MiniLM-L6-v2 reads 256 tokens, and 1,000 characters of code are more than that
-for most chunks, so the vector side never saw the rest of them.
+for most chunks, so the vector side would never see the rest of them.
 """
 from __future__ import annotations
 

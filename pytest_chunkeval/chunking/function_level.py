@@ -1,7 +1,7 @@
 """Function-level chunking: one chunk per function or method, the rest of the file grouped around them.
 
 This is the structural baseline most code-search systems start from, kept deliberately simple so that the
-split-then-merge engine (:mod:`.ast_chunker`) can be measured against it. The rules, for every language the AST
+split-then-merge engine (:mod:`.ast.chunker`) can be measured against it. The rules, for every language the AST
 engine knows (:mod:`pytest_chunkeval.chunking.ast.languages`):
 
 * **A function is one chunk.** Every top-level function and every method of a class (or of an ``impl``, a
@@ -23,7 +23,7 @@ engine knows (:mod:`pytest_chunkeval.chunking.ast.languages`):
 * **The remainder is grouped.** Module-level text between functions (imports, constants, statements, types) is
   merged into contiguous chunks greedily up to the size limit; a function always starts and ends a group.
 * **Oversized pieces are cut by the AST splitter.** A function or remainder node larger than ``max_chunk_size``
-  is split with :class:`.ast_split.Splitter` along its children (its public API only), and the pieces under
+  is split with :class:`.ast.split.Splitter` along its children (its public API only), and the pieces under
   ``min_chunk_size`` are folded back where the splitter allows.
 * **Unknown languages fall back as ``ast`` does.** No grammar (or a grammar that timed out): whole lines up to
   the limit, counted as ``fallback_files``.

@@ -38,7 +38,7 @@ def render_tags(tags: Iterable[str], label: str = "tags") -> str:
 
 
 def render_header(summary: dict[str, Any]) -> str:
-    """A few ``key: value`` lines from an AST summary (see ``lark_summary.summarize``), at most MAX_HEADER_CHARS.
+    """A few ``key: value`` lines from an AST summary (see ``lark.ast_summary.summarize``), at most MAX_HEADER_CHARS.
 
     Order is by retrieval value for API questions: endpoints, then functions, then commands, then block shape.
     Lines with nothing to say are left out, so a script without functions gets no "functions:" line.

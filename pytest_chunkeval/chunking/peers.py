@@ -193,7 +193,7 @@ class AstChunkPeer(PeerChunker):
     """astchunk (the cAST paper's code): Python, Java, C#, TypeScript natively; size in non-whitespace characters.
 
     Other files get ``ast``'s line fallback at the same 1,000 non-whitespace characters (``fallback_files``).
-    ``lossless = False``: it rebuilds chunk text from nodes and can lose text (long docstrings were seen vanishing);
+    ``lossless = False``: it rebuilds chunk text from nodes and can lose text (long docstrings, for one);
     ``dropped_chars`` in stats measures it on every run.
     """
 

@@ -89,7 +89,7 @@ class ModelTokens:
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Token counts of ``texts``, tokenized in slices of :data:`COUNT_BATCH`: an encoding keeps every token's
-        string and offsets, so a whole corpus at once (tens of thousands of chunks) held gigabytes only to count."""
+        string and offsets, so a whole corpus at once (tens of thousands of chunks) holds gigabytes only to count."""
         out: list[int] = []
         for start in range(0, len(texts), COUNT_BATCH):
             out.extend(len(e.ids) for e in self.tokenizer.encode_batch(list(texts[start : start + COUNT_BATCH])))
@@ -192,7 +192,7 @@ def default_tokens() -> ModelTokens:
 
 def count_tokens(text: str, model_dir: Path | None = None) -> int:
     """Tokens the model in ``model_dir`` (the bundled one by default) sees for ``text``, including [CLS]/[SEP],
-    before truncation. Here, not in ``retrieval.model_files``: that module only finds and checks the model's files,
+    before truncation. Here, not in ``core.model_files``: that module only finds and checks the model's files,
     and counting is a size, measured in this one place."""
     return (model_tokens(model_dir) if model_dir is not None else default_tokens()).count(text)
 

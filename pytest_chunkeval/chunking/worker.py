@@ -20,9 +20,9 @@ strategy object need not pickle), fed one file at a time over a pipe.
   per file, or a crash's dump, cannot flood the run's log. The fallback reason says what happened.
 
 ``SystemExit`` and ``KeyboardInterrupt`` a strategy raises are that file's failure, like any exception. Where
-``fork`` does not exist (Windows) :func:`available` is False and the strategy runs in this process, as before.
+``fork`` does not exist (Windows) :func:`available` is False and the strategy runs in this process, unisolated.
 What still runs in this process: the strategy's factory, ``handles``, ``dropped_lines`` and ``stats``. With
-``--chunkeval-engine ray`` the Ray workers chunk instead (retrieval/ray_engine.py), outside this process already;
+``--chunkeval-engine ray`` the Ray workers chunk instead (evaluation/ray_engine.py), outside this process already;
 they are not isolated further here.
 """
 from __future__ import annotations
@@ -125,7 +125,7 @@ class IsolatedChunker:
     def _warn(self, warned: list[tuple[str, str, str, int]]) -> None:
         """The warnings the strategy raised in its worker, raised again here, each once per run of this chunker: in
         the worker they would go to /dev/null, and pytest's warnings summary is where a user looks for them (a
-        dependency's warning is shown there, never a failure: the items' tolerated filters apply here too)."""
+        dependency's warning is shown there, never a failure: the items' library-warning filters apply here too)."""
         for entry in warned:
             if entry in self._warned:
                 continue

@@ -14,7 +14,7 @@ _BINARY_SNIFF = 8192
 
 #: Files larger than this many bytes are not read (0: no limit). Code search engines skip such files too (minified
 #: bundles, generated tables, data dumps): one 50 MB line is a single chunk or 50,000 windows, and tokenizing it for
-#: the embedder took gigabytes. 1 MiB holds any hand-written source file.
+#: the embedder takes gigabytes. 1 MiB holds any hand-written source file.
 MAX_FILE_BYTES = 1 << 20
 #: How a skipped file's reason names the setting, so a user knows what to raise.
 MAX_FILE_SETTING = "--chunkeval-max-file-bytes / ini chunkeval_max_file_bytes"

@@ -3,8 +3,8 @@ the retrieval modes, the entry-point group packages ship strategies under (the v
 ``ranking.py``).
 
 A metric key such as ``ndcg@10`` is written into reports, read back by comparisons against a stored base, matched by
-``verify`` against trec_eval and shown in tables; when two modules spelled it by hand, nothing but a failing run said
-they had drifted apart. Here it is spelled once, and every other module asks for it. This module sits at the bottom
+``verify`` against trec_eval and shown in tables; spelled by hand in two modules, it can drift apart with nothing but
+a failing run to say so. Here it is spelled once, and every other module asks for it. This module sits at the bottom
 of the package's import graph (it imports nothing from the package), so anything may import it without a cycle.
 """
 from __future__ import annotations
@@ -43,13 +43,14 @@ __all__ = [
 ]
 
 #: The entry-point group through which packages (this one among them) ship strategies: read by every pytest run to
-#: name the strategy fixtures (fixtures.py) and by an evaluation to load them (sources.py).
+#: name the strategy fixtures (run/fixtures.py) and by an evaluation to load them (chunking/strategy_sources.py).
 ENTRY_POINT_GROUP = "pytest_chunkeval.strategies"
 
 #: Chunks a strategy may return for one file before the file falls back to windows. A 1 MiB file (the corpus's
 #: size cap) cut into the fallback's 1,000-character windows is about 1,200 chunks, and the finest real strategies
 #: (a chunk per statement) stay far below this; past it a chunk list is a bug, and each chunk costs memory, an
-#: embedding (~40 ms on a CPU) and a line of the report: 10^6 chunks of one file took 4.5 GB and a 253 MB report.
+#: embedding (the slow part of a run) and a line of the report: 10^6 chunks of one file take 4.5 GB and a 253 MB
+#: report.
 #: Here, light, because the settings table every pytest run imports names it as a default.
 MAX_CHUNKS_PER_FILE = 10_000
 

@@ -2,14 +2,14 @@
 redo it.
 
 A warm run reuses every table (its name is the fingerprint of everything that feeds it) and every ranking (cached by
-table and query), but it still had to chunk the whole corpus again: the chunks are what rankings are mapped back to,
-what the quality checks and the report read. Chunking is deterministic in exactly what the index fingerprint covers
-(the corpus bytes, the strategy's name, version, code and files, the model's window and tokenizer through the
-embedder's id), so its outcome is stored under that fingerprint: the chunks, the per-file fallbacks, the strategy's
-counters, the quality report, every chunk's token count, the table's size, and what the build cost when it ran
-(chunk, embed and build seconds), which the report shows on warm runs too. Likewise each search's scored outcomes
-(every query's ranking, metrics and the aggregates with their bootstrap intervals), keyed by the index, the search
-and the questions with their relevance: a pure function of the cached rankings, so a warm run reads it back.
+table and query), but without these facts it would still chunk the whole corpus again: the chunks are what rankings are
+mapped back to, what the quality checks and the report read. Chunking is deterministic in exactly what the index
+fingerprint covers (the corpus bytes, the strategy's name, version, code and files, the model's window and tokenizer
+through the embedder's id), so its outcome is stored under that fingerprint: the chunks, the per-file fallbacks, the
+strategy's counters, the quality report, every chunk's token count, the table's size, and what the build cost when it
+ran (chunk, embed and build seconds), which the report shows on warm runs too. Likewise each search's scored outcomes
+(every query's ranking, metrics and the aggregates with their bootstrap intervals), keyed by the index, the search and
+the questions with their relevance: a pure function of the cached rankings, so a warm run reads it back.
 
 Stored as a pickle in the cache store (``facts`` table, beside the vectors and rankings): the values are this
 package's own dataclasses, written and read by the same code version. :data:`FACTS_VERSION` and a digest of the

@@ -17,7 +17,7 @@ two expensive, embarrassingly parallel stages:
 The cache is read between the stages and written by the driver alone as batches come back (one SQLite writer),
 so a table that already exists costs only the chunking, a warm cache embeds nothing, and a later local run reuses
 both. The two stages are not fused into one streaming pipeline on purpose: the cache lookup needs the chunk texts,
-and chunking is two orders of magnitude faster than embedding, so overlapping them would save little.
+and chunking takes a small fraction of embedding's time, so overlapping them would save little.
 
 Ray is imported only here, and only when the engine is used.
 """

@@ -21,8 +21,8 @@ from pytest_chunkeval.results.typed import report_modes
 
 #: The cost axes: what a point's ``index`` entry says it costs. bytes: the index on disk; chunks: rows (vectors);
 #: embed_tokens: the tokens the model reads to embed all its texts (``index.embed_tokens``), whatever the cache held.
-#: Not the seconds embedding took when the index was built (``index.cost``): those were 0.0 for a point whose texts
-#: another point had embedded first, and differ with the machine and its load, so they rank points by run order.
+#: Not the seconds embedding took when the index was built (``index.cost``): those are 0.0 for a point whose texts
+#: another point embedded first, and differ with the machine and its load, so they rank points by run order.
 COSTS = ("bytes", "chunks", "embed_tokens")
 COST_LABELS = {"bytes": "index KB", "chunks": "chunks", "embed_tokens": "embed tokens"}
 

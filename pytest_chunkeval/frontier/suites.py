@@ -1,8 +1,8 @@
 """Which suites of several reports are the same suite: by content, never by path alone.
 
 ``chunkeval init`` names every repository's suites ``golden/docs/queries.yaml`` and ``golden/history/queries.yaml``,
-so the reports of two repositories share keys that name different suites. Read by key, their points replaced each
-other and pooled as one suite: "pooled over 2 suites" for 4, 65- and 24-query rows in one table, and tests over 0
+so the reports of two repositories share keys that name different suites. Read by key, their points would replace
+each other and pool as one suite: "pooled over 2 suites" for 4, 65- and 24-query rows in one table, and tests over 0
 paired queries. A report records each suite's ``content_digest`` (its corpus and queries,
 ``comparable.suite_digest``; computed from ``corpus_hash`` and ``query_set`` for a report from before), and a key
 that holds different digests becomes one suite per digest, named ``KEY@<first 8 digits>`` and said so in a note.

@@ -3,7 +3,7 @@ that cannot be written is one line naming it, not a traceback that takes the ver
 
 Each file is written to a temporary name of its own beside it (this process's id and a random part) and renamed over
 the target, which is atomic on one file system: a reader sees the old file or the new one, and two runs writing the
-same report (a fixed ``.tmp`` name made them truncate each other's half-written file) each rename a whole one.
+same report (with a fixed ``.tmp`` name they would truncate each other's half-written file) each rename a whole one.
 """
 from __future__ import annotations
 

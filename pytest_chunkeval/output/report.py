@@ -1,4 +1,4 @@
-"""The JSON report anyone can recompute from, written from the judged run (``judges.summary.Summary``).
+"""The JSON report anyone can recompute from, written from the judged run (``judges.judged_run.Summary``).
 
 The JSON keeps every ranking and every chunk's span so each number can be recomputed independently
 (``python -m pytest_chunkeval.verify REPORT``). Paths inside a suite are relative to its corpus. The report is strict
@@ -90,7 +90,7 @@ def write_json(report: dict[str, Any], path: Path) -> None:
     or infinity is a bug, not a value.
 
     Compact, one line: the report holds every ranking and chunk span (megabytes on a real suite), and an indented
-    dump goes through the json module's pure-Python encoder, seconds of every warm run; ``python -m json.tool`` or
+    dump goes through the json module's slow pure-Python encoder on every warm run; ``python -m json.tool`` or
     ``jq`` shows it indented."""
     from pytest_chunkeval.output.files import write_text
 

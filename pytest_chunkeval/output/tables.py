@@ -77,7 +77,7 @@ def _retrieval_words(summary: Summary) -> str:
 def retrieval_table(summary: Summary, key: str) -> Table:
     """File-mode NDCG/R/MRR, line-projected NDCG, the delta to the baseline and the misses by default; chunk-mode
     metrics and budget recall when asked (``summary.columns``); gates only when asked for (``--chunkeval-gate``):
-    a gate nobody asked for fails nothing, and a ``fail`` in every row only taught readers to ignore the column."""
+    a gate nobody asked for fails nothing, and a ``fail`` in every row only teaches readers to ignore the column."""
     suite, k = summary.suites[key], summary.k
     nd, rc, mr = metric_keys(k)
     chunk, budget = CHUNK in summary.columns, "budget" in summary.columns

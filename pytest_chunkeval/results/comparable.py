@@ -1,7 +1,7 @@
 """Compare only like with like: what two runs must share before their numbers may be set against each other.
 
-Two reports made with another k never share a metric key (``ndcg@5`` against ``ndcg@10``), so a comparison between
-them had no metric at all and passed; another model, retrieval modes, line budgets, metric set or corpus change every
+Two reports made with another k never share a metric key (``ndcg@5`` against ``ndcg@10``), so a comparison between them
+would have no metric at all and pass; another model, retrieval modes, line budgets, metric set or corpus change every
 number for reasons the pull request did not cause. A head run and its base (a git ref's evaluation or a stored report)
 are therefore checked before any item runs, and refused with every difference and both values named.
 
@@ -51,8 +51,8 @@ def of_report(report: Mapping[str, Any]) -> dict[str, Any]:
     found.setdefault("k", report.get("k"))
     found.setdefault("model", model.get("id"))
     found.setdefault("model_sha256", dict(sorted((model.get("sha256") or {}).items())) or None)
-    # Before revisions were recorded only a hub model went without weights digests: a report with digests and no
-    # revision was made with the bundled model or a directory (no revision); one with neither is not checked.
+    # In a report that records no revision only a hub model goes without weights digests: a report with digests and
+    # no revision is made with the bundled model or a directory (no revision); one with neither is not checked.
     found.setdefault("model_revision", model.get("revision", "" if model.get("sha256") else None))
     modes = report.get("retrieval_modes") or [m for m in str(report.get("retrieval") or "").split(",") if m]
     found.setdefault("modes", list(modes) or None)

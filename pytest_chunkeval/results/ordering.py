@@ -2,8 +2,8 @@
 retrieval mode the baseline first, then by name.
 
 A serial run gathers its own evaluations (:func:`collect`); an xdist controller merges the workers' results
-(``distributed.merge``). Both order by :func:`strategy_order`, so the two write the same report; before it was
-shared, merge sorted by row label and disagreed with a serial run on a name such as ``ast-x``.
+(``distributed.merge``). Both order by :func:`strategy_order`, so the two write the same report; sorted by row label
+instead, a merge would disagree with a serial run on a name such as ``ast-x``.
 """
 from __future__ import annotations
 

@@ -26,7 +26,8 @@ CACHE_SCHEMA_VERSION = 1
 _CACHE_TABLES = {
     "vectors": "CREATE TABLE vectors (model TEXT, key TEXT, dim INTEGER, vec BLOB, PRIMARY KEY (model, key))",
     "rankings": "CREATE TABLE rankings (key TEXT PRIMARY KEY, hits TEXT)",
-    # run_cache.BuildFactsCache: a table added without a version bump (older stores gain it, nothing else changes).
+    # evaluation.build_facts.BuildFactsCache's, under the same version: a store without it gains it, nothing else
+    # changes.
     "facts": "CREATE TABLE facts (key TEXT PRIMARY KEY, value BLOB)",
 }
 WarnFn = Callable[[str], None]
@@ -71,16 +72,16 @@ def _header_problem(path: Path) -> str | None:
 def _store_problem(path: Path, connected: bool = False) -> str | None:
     """Why the SQLite file at ``path`` is not a usable cache store (None: usable, or absent).
 
-    Checked before use because SQLite only notices damage when a query touches it, which otherwise surfaces as a
-    raw ``file is not a database`` in every item. ``quick_check`` reads every page once (~20 ms for 17 MB). A header
-    problem must hold twice, :data:`SETTLE_SECONDS` apart: moving aside a store another process is writing (a
+    Checked before use because SQLite only notices damage when a query touches it, which otherwise surfaces as a raw
+    ``file is not a database`` in every item. ``quick_check`` reads every page once, cheap beside an evaluation. A
+    header problem must hold twice, :data:`SETTLE_SECONDS` apart: moving aside a store another process is writing (a
     false "truncated" while its checkpoint extends the file) breaks that process's connection too.
 
     ``connected``: this process holds a connection to the file. The header is then not read: closing *any* file
-    descriptor of the database file drops every POSIX lock the process holds on it, its SQLite connection's shared
-    lock too, and another process closing its own connection then believes it is the last one, checkpoints and
-    deletes the WAL under this one ("database disk image is malformed": seen when a second pytest process started
-    beside a running sweep on one cache). SQLite's own checks below are safe: its connections share their locks.
+    descriptor of the database file drops every POSIX lock the process holds on it, its SQLite connection's shared lock
+    too, and another process closing its own connection then believes it is the last one, checkpoints and deletes the
+    WAL under this one (a second pytest process started beside a running sweep on one cache then reads "database disk
+    image is malformed"). SQLite's own checks below are safe: its connections share their locks.
     """
     if not path.exists():
         return None

@@ -1,8 +1,8 @@
 """Embeddings: the sentence-transformers model, loaded lazily and offline, behind a cache keyed by text hash.
 
-Embedding is the slow part of every run (~25 code chunks/s on two CPU cores), so every text is embedded at most
-once per model: the cache key is (model id + weights digest [+ backend, device], sha256 of the text). Importing
-``sentence_transformers`` costs seconds, so it happens only when something actually needs embedding.
+Embedding is the slow part of every run, so every text is embedded at most once per model: the cache key is (model id +
+weights digest [+ backend, device], sha256 of the text). Importing ``sentence_transformers`` costs seconds, so it
+happens only when something actually needs embedding.
 
 Backends: ``torch`` (sentence-transformers, the default), ``onnx`` (ONNX Runtime on a local export of the same
 weights, :mod:`.onnx_backend`) and ``onnx-int8`` (that export with int8 weights). The backend and the device are
@@ -123,8 +123,8 @@ class Embedder:
 
         A local model's window other than the default 256 is part of it too: the window decides where the model
         truncates, hence the vectors, and the chunks of strategies sized to it, and its config file can be edited
-        in place. Left out at 256 so that caches keyed before the window was part of the key keep serving, and for
-        a hub snapshot, whose files do not change.
+        in place. Left out at 256, so that caches keyed without a window keep serving that default, and for a hub
+        snapshot, whose files do not change.
         """
         if self.remote is not None:
             return self.remote.cache_key
@@ -136,8 +136,8 @@ class Embedder:
     @property
     def compute_key(self) -> str:
         """What computes the vectors besides the weights: ``#backend=onnx`` and ``#device=cuda`` (the device's kind:
-        two GPUs of one kind run the same kernels). Empty for torch on the CPU, so caches keyed before the backend
-        was part of the key keep serving that default."""
+        two GPUs of one kind run the same kernels). Empty for torch on the CPU, so caches keyed without a backend keep
+        serving that default."""
         kind = self.device.split(":", 1)[0]
         backend = "" if self.backend == "torch" else f"#backend={self.backend}"
         return backend + ("" if kind == "cpu" else f"#device={kind}")
@@ -284,7 +284,7 @@ class Embedder:
         their vectors), so progress can show the work ahead; the vectors come one window at a time, so a caller
         that writes each window away (the index build) never holds the corpus's vectors. Within a window, the texts
         to embed are cut into batches always the same way (longest first, ``batch_size`` each) and ``runner`` embeds
-        them: this process by default, or Ray actors (``retrieval.ray_engine``), which may return batches in any
+        them: this process by default, or Ray actors (``evaluation.ray_engine``), which may return batches in any
         order. Either way this process alone writes the cache, as each batch comes back.
         """
         counts = EmbedCounts()

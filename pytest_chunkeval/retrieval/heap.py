@@ -1,12 +1,11 @@
 """Giving the C heap's free pages back to the operating system after each embedding batch.
 
-glibc's malloc keeps freed memory in its arenas for reuse. Torch's CPU kernels allocate activations of a new size
-for every batch (each batch is padded to its own longest text), and the holes those leave are rarely reused exactly:
-on the standard library (23,685 chunks, longest first) a cold run's resident memory grew from 0.6 GB after loading
-the model to 2.1 GB at the end of embedding, while what was live stayed flat. ``malloc_trim(0)`` hands every free
-page back (since glibc 2.8 it releases pages inside the heap, not only at its top); with it, the same embedding
-stays at ~0.63 GB. It costs well under a millisecond beside a batch's second or more. Elsewhere (macOS, musl) there
-is nothing to call and nothing is done.
+glibc's malloc keeps freed memory in its arenas for reuse. Torch's CPU kernels allocate activations of a new size for
+every batch (each batch is padded to its own longest text), and the holes those leave are rarely reused exactly: on the
+standard library (23,685 chunks, longest first) a cold run's resident memory grows from 0.6 GB after loading the model
+to 2.1 GB at the end of embedding, while what is live stays flat. ``malloc_trim(0)`` hands every free page back (since
+glibc 2.8 it releases pages inside the heap, not only at its top); with it, the same embedding stays at ~0.63 GB, for a
+cost that is negligible beside a batch's. Elsewhere (macOS, musl) there is nothing to call and nothing is done.
 """
 from __future__ import annotations
 

@@ -277,7 +277,7 @@ class IndexStore:
         """The table's size as its Arrow payload: the bytes of every column of the committed version's rows.
 
         Why not bytes on disk: Lance's file writer does not produce byte-identical files for identical input (six
-        builds of one table gave data files from 171,913 to 175,177 bytes), ``stats()['total_bytes']`` reads those
+        builds of one table give data files from 171,913 to 175,177 bytes), ``stats()['total_bytes']`` reads those
         same files, and a folder walk also counts whatever else lies there (``data/.tmp*`` left by a killed
         ``create_table``, old ``_versions/``). A gate must give the same verdict on the same input, so the measure
         is a function of the content alone: the rows the latest version's manifest lists, as Arrow arrays (strings'

@@ -118,7 +118,7 @@ def clean(store: TableStore, strategies: set[str] | None = None, root: Path | No
             store.drop(name)
         result.freed_bytes += before
         result.dropped.append((name, why))
-        if name not in records:  # locks of the older naming were per table
+        if name not in records:  # locks of the older naming are per table
             (store.lock_dir / f"{name}.lock").unlink(missing_ok=True)
     for name, rec in sorted(records.items()):
         if name in stale:

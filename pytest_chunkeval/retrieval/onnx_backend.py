@@ -93,7 +93,7 @@ def export(model_dir: Path, target: Path) -> Path:
 def quantize(onnx_file: Path) -> Path:
     """``model.int8.onnx`` beside the fp32 export ``onnx_file``: its weights quantized to int8 (done once).
 
-    Per channel: with one scale per weight matrix (the default) all-MiniLM-L6-v2's vectors came out at cosine
+    Per channel: with one scale per weight matrix (the default) all-MiniLM-L6-v2's vectors come out at cosine
     0.93 to torch's on code, with one per output channel at 0.99, at the same speed. ``quantize_dynamic`` is
     deterministic (each scale comes from its weights' min and max; nothing is sampled), so two machines with one
     ONNX Runtime release make the same file. Written under the export's lock and renamed into place, as the export

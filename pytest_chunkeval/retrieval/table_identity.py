@@ -21,8 +21,8 @@ from typing import Any
 RECORD_KEY = b"chunkeval.table"
 #: Bump when the record's fields change meaning; a table with another format is treated as foreign to this code.
 RECORD_FORMAT = 1
-#: Tables named by pytest-chunkeval before the record existed: ``<slug of suite name and strategy>__<20 hex>``.
-#: Nothing reuses them any more, so they are always stale.
+#: Tables an older pytest-chunkeval named, without a record: ``<slug of suite name and strategy>__<20 hex>``.
+#: Nothing reuses them, so they are always stale.
 LEGACY_NAME = re.compile(r"[A-Za-z0-9_]+__[0-9a-f]{20}")
 #: Tables named by this module: only used to tell, for a table whose record cannot be read, whether it is ours.
 NAME = re.compile(r".+__[0-9a-f]{12}__[0-9a-f]{20}")
@@ -108,7 +108,7 @@ class TableIdentity:
 
     @property
     def legacy_name_prefix(self) -> str:
-        """What the naming before the record gave this (suite, strategy), without its fingerprint: such tables
+        """What the older naming (without a record) gives this (suite, strategy), without its fingerprint: such tables
         are never reused, so a build drops them (several suites or strategies may map to one prefix; all stale)."""
         return re.sub(r"[^A-Za-z0-9_]+", "_", f"{self.label}__{self.strategy}").strip("_")
 
@@ -119,7 +119,7 @@ class TableIdentity:
         """The schema metadata a table of this identity is built with."""
         body = {"format": RECORD_FORMAT, **asdict(self), "built_at": self.built_at or time.time()}
         if not self.model:
-            del body["model"]  # the records of the bundled model's tables stay as they were
+            del body["model"]  # a bundled model's record has no model field, as the older records do
         return {RECORD_KEY: json.dumps(body, sort_keys=True).encode("utf-8")}
 
 

@@ -5,8 +5,8 @@ land on several workers, and each of them evaluates that strategy whole (the sha
 make the repeats cheap), so every worker's result for a strategy is complete and identical. A worker therefore
 sends its typed results to the controller (``config.workeroutput``) instead of writing a report; the controller
 takes the union and writes the one report, Markdown, chart and accepted-miss records, as a serial run would. A
-worker never writes ``chunkeval-report.json`` itself: two workers racing for one file gave a report that silently
-lacked whatever the other had evaluated.
+worker never writes ``chunkeval-report.json`` itself: two workers racing for one file would give a report that
+silently lacks whatever the other evaluated.
 """
 from __future__ import annotations
 

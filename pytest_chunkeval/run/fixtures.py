@@ -73,8 +73,8 @@ class Shipped:
 
     def described(self, config: pytest.Config) -> dict[str, str]:
         """name -> where it is defined: the entry point's object for a package's strategy (each of them, where two
-        packages ship the name), the registration's origin for the ini's grammars (whose registrations are built
-        now, as they always were). Not the providing package's name and version, as ``chunkeval list`` shows them:
+        packages ship the name), the registration's origin for the ini's grammars (whose registrations, and so every
+        strategy's, are built here). Not the providing package's name and version, as ``chunkeval list`` shows them:
         reading those parses every providing package's METADATA, a cost to every plain pytest run."""
         if self.files.grammars or self.files.configs:
             return {name: reg.provider or reg.origin for name, reg in self.available().items()}

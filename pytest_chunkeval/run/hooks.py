@@ -1,5 +1,5 @@
 """The pytest hooks of a run that evaluates (``--chunkeval``), each a few lines into the run's state: collection,
-reports, pytest-xdist. What a finished run shows and writes has hooks of its own (session_outputs.py).
+reports, pytest-xdist. What a finished run shows and writes has hooks of its own (outputs_plugin.py).
 
 plugin.py registers this module in ``pytest_configure``, and only for such a run: a plain ``pytest`` run of a
 project with the plugin installed never calls these hooks, not once per collected file, path or test report

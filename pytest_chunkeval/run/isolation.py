@@ -9,7 +9,7 @@ chunking, so an isolated run gives pytest:
 - ``-c`` a neutral configuration file shipped with this package (nothing of the project's file applies) and
   ``--rootdir`` the project's folder;
 - ``--chunkeval-project`` the project's configuration file, from which the plugin reads the ``chunkeval_*``
-  settings alone (relative paths resolved in its folder, as before);
+  settings alone (relative paths resolved in its folder, as in a run the project's file configures);
 - ``--noconftest``: no conftest runs, except those that define strategies (they import ``pytest_chunkeval``), which
   the plugin imports itself (:func:`strategy_conftests`);
 - plugin autoloading off (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``), this plugin by ``-p``, pytest-xdist only when the

@@ -48,7 +48,7 @@ def suite_section(key: str, label: str) -> str:
 
 
 def merge(parts: Sequence[tuple[str, Any]]) -> Any:
-    """One summary (``judges.summary.Summary``) of per-model summaries ``(label, summary)``: suites and comparisons
+    """One summary (``judges.judged_run.Summary``) of per-model summaries ``(label, summary)``: suites and comparisons
     under their section keys, embedding counts added up (and kept per model), the first model as ``model``."""
     first = parts[0][1]
     suites: dict[str, Any] = {}

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pytest_chunkeval.core.vocabulary import FILE, NDCG, RECALL
 
 #: p-value adjustments across the family: Holm's step-down (family-wise error, any dependence), Benjamini-Hochberg
-#: (false discovery rate, for exploration), none (each test at alpha, as before).
+#: (false discovery rate, for exploration), none (each test at alpha, unadjusted).
 CORRECTIONS = ("holm", "bh", "none")
 #: The metrics whose falls can fail a run, by (relevance mode, metric): file-mode NDCG and Recall, the ADR's two
 #: headline numbers, judged on the view every strategy is fair in. MRR, chunk and line modes inform.

@@ -68,7 +68,7 @@ class Options:
     device: str = _default("device")  # chosen, never guessed: it is part of the embedding cache key
     backend: str = _default("backend")
     batch_size: int = _default("batch_size")
-    engine: str = _default("engine")  # chunk + embed here, or as a Ray Data pipeline (retrieval/ray_engine.py)
+    engine: str = _default("engine")  # chunk + embed here, or as a Ray Data pipeline (evaluation/ray_engine.py)
     ray_address: str | None = _default("ray_address")  # None: ray.init() starts or attaches a local cluster
     embedder_url: str | None = _default("embedder_url")  # None: OPENAI_BASE_URL, else OpenAI's
     embedder_key_env: str = _default("embedder_key_env")  # the variable holding the key (never the key itself)
@@ -232,7 +232,7 @@ def unusable_folder(path: Path) -> str | None:
 
 
 def _probe(folder: Path) -> None:
-    """Write, sync and remove a file in ``folder``; ``OSError`` naming the folder when any of it fails."""
+    """Write and remove a file in ``folder``; ``OSError`` naming the folder when any of it fails."""
     import os
     import tempfile
 
@@ -241,7 +241,7 @@ def _probe(folder: Path) -> None:
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, str(folder)) from None
     try:
-        os.write(fd, b"\0" * PROBE_BYTES)  # a full disk refuses it here (not synced: an fsync costs ~10 ms a run)
+        os.write(fd, b"\0" * PROBE_BYTES)  # a full disk refuses it here (not synced: an fsync would slow every run)
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, str(folder)) from None
     finally:

@@ -165,7 +165,7 @@ class Setting(NamedTuple):
     """One setting, declared once: everything else about it is made from this.
 
     A NamedTuple, as are ``Kind`` and ``Bad``: every pytest run builds the table (``pytest_addoption``), and defining
-    a dataclass costs it ~0.4 ms each (benchmarks/test_bench_plugin_import.py)."""
+    a dataclass would cost it more (benchmarks/test_bench_plugin_import.py)."""
 
     name: str  # the Options field
     group: str  # a key of table.GROUPS: where the docs list it

@@ -51,7 +51,7 @@ class LanguageSpec:
     isolate: bool = False  # grammar known to hang uncancellably on some input: parse in the watchdog first
     #: grammar known to loop on some malformed input: parse under a deadline (a progress callback that
     #: cancels the parse). Other grammars parse the bytes directly, as fast as a bare ``Parser.parse``: the
-    #: Python callback costs ~5% of the chunker's time on Python source (thousands of calls per MB).
+    #: Python callback runs thousands of times per MB, a cost a grammar that never loops should not pay.
     hang_prone: bool = False
 
 

@@ -44,10 +44,10 @@ def parse_bytes(parser: Any, data: bytes, timeout: float | None = None, spec: La
     The deadline applies to grammars flagged ``hang_prone`` in the language table (tsx, kotlin), to parses
     without a ``spec`` (unknown grammar), and whenever a ``timeout`` is given explicitly. Every other grammar
     parses the bytes directly with no callback - exactly what a bare ``Parser.parse(data)`` costs - because the
-    deadline's Python progress callback runs thousands of times per MB (~5 ms per MB of Python source).
+    deadline's Python progress callback runs thousands of times per MB.
 
     The deadline needs tree-sitter's read-callback API (a bytestring parse cannot be cancelled); reading from a
-    memoryview costs nothing measurable. The default allows 1 s plus 5 us per byte, ~50x normal parse time.
+    memoryview costs nothing measurable. The default allows 1 s plus 5 us per byte, far above a normal parse.
     Kotlin (``isolate``) is additionally parsed first in a watchdog process: its scanner loops uncancellably.
     """
     if timeout is None and spec is not None and not spec.hang_prone:

@@ -1,4 +1,4 @@
-"""The ADR's two EBNF strategies, for any grammar that follows the conventions of ``lark_summary``.
+"""The ADR's two EBNF strategies, for any grammar that follows the conventions of :mod:`.ast_summary`.
 
 Both keep one chunk per file (so they compare with ``file_level`` on equal footing) and differ in what is indexed:
 
@@ -71,7 +71,7 @@ def load_grammar(
 ) -> LarkGrammar:
     """A :class:`LarkGrammar` with its block facts (openers, closers, brace-opened blocks) read from the grammar.
 
-    Building the LALR tables takes over a second, and both EBNF strategies read the same grammar: one parser per
+    Building the LALR tables is slow, and both EBNF strategies read the same grammar: one parser per
     (file, content, comment terminals) serves them all in a process (parsing is sequential, and each parse starts
     by clearing the parser's comment list). A changed file is a new key, so an edited grammar is never stale.
     """

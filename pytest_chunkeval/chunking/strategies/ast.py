@@ -3,8 +3,8 @@
 ``merge="isolate"``: a function or class shares its chunk with nothing - the code around it (imports, constants,
 statements) is merged only with other such code, and pieces under 100 characters are folded into a neighbour.
 Chosen by the ablations in docs/strategies.md ("Why `ast` is cut this way"): letting module-level code join a function
-(the older ``units`` policy) or merging any siblings (``greedy``) mixes several topics into one vector and scored
-lower on every bundled code suite and the generated ones; a 256-token limit and a context header did not win across
+(the ``units`` policy) or merging any siblings (``greedy``) mixes several topics into one vector and scores lower
+on every bundled code suite and the generated ones; a 256-token limit and a context header do not win across
 suites.
 
 Its knobs are keyword parameters a grid can vary (``--chunkeval-grid "ast.size=500,1000"``): ``size`` (the largest

@@ -1,6 +1,6 @@
 """The token of ``chunkeval comment``: checked once, and taken out of every text before it is shown.
 
-A token pasted with a trailing newline used to reach ``http.client``, whose error quotes the header it refused
+A token pasted with a trailing newline would reach ``http.client``, whose error quotes the header it refused
 (``Invalid header value b'Bearer ghp_…\\n'``); a server may quote the request in its error (``Validation Failed for
 Bearer ghp_…``) or answer a page that is not JSON with the request in it. So:
 

@@ -144,8 +144,9 @@ def _preceding_doc(
         node = node.prev_named_sibling
     docs: list[Any] = []
     # A block doc comment (``/** ... */``) may stand one blank line above its declaration: the jshttp/Express
-    # style (``*/``, a blank line, ``function morgan (format, options) {``) that made every JSDoc of expressjs/express
-    # and expressjs/morgan invisible. Line comments (``//``, ``///``) stay adjacent: a blank line ends a run of them.
+    # style (``*/``, a blank line, ``function morgan (format, options) {``) of every JSDoc of expressjs/express and
+    # expressjs/morgan, which a one-line gap would leave unseen. Line comments (``//``, ``///``) stay adjacent: a
+    # blank line ends a run of them.
     gap = 1 if lang.line_style else 2
     while node is not None and node.type in comment_types and next_row - _end_row(node) <= gap:
         if not lang.doc_comment.match(_text(source, node).lstrip()):

@@ -108,7 +108,7 @@ def strip_doc_markup(text: str) -> str:
 
     Applied before :func:`first_sentence`; a paragraph break is what ends the first paragraph, so block-level
     tags (``<p>``, ``<para>``) become blank lines rather than vanishing. Code spans are left as written: in
-    ``special tags (`<script>`, `<style>`)`` the tags are the words (fb55/htmlparser2's docs lost them).
+    ``special tags (`<script>`, `<style>`)`` the tags are the words (fb55/htmlparser2's docs would lose them).
     """
     spans: list[str] = []
 

@@ -1,7 +1,7 @@
 """Where each of ``chunkeval init``'s outputs goes, what is in the way, and writing them once all are ready.
 
 Conflicts are found before any work is done and reported all at once, so a user fixes them in one go; with
-``--force`` each is replaced. Writing happens last, after the suites were built and the configuration edit was
+``--force`` each is replaced. Writing happens last, once the suites are built and the configuration edit is
 checked: a failure before that point leaves the repository untouched.
 """
 from __future__ import annotations
