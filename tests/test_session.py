@@ -25,7 +25,7 @@ def state(root: Path, **kw: object) -> RunState:
     options = Options(rootdir=root, golden_patterns=["golden/*/queries.yaml"], golden_paths=[],
                       strategies_dir=root / "strategies", **kw)
     s = RunState(options, write=lambda text: None)
-    s.exchange.model_id = "m"  # as an xdist controller knows it: no evaluator, no model needed
+    s.ledger.received([], "m")  # as an xdist controller knows it: no evaluator, no model needed
     return s
 
 
