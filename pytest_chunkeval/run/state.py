@@ -200,14 +200,14 @@ class RunState:
         """Every row's outcomes against the record that holds them, over every model."""
         return [d for state in self.model_states() for d in state.ledger.drift(state.node_label)]
 
-    def unheld_misses(self) -> dict[Path, dict[str, list[str]]]:
-        """Misses under settings no record holds yet (a new suite): suite -> row label -> query ids, in run order.
-        They did not fail; the summary lists them with the command that records them."""
+    def unrecorded_misses(self) -> dict[Path, dict[str, list[str]]]:
+        """The unrecorded misses, under settings no record holds yet (a new suite): suite -> row label -> query ids,
+        in run order. They did not fail; the summary lists them with the command that records them."""
         out: dict[Path, dict[str, list[str]]] = {}
         if self.options.accept_misses:
             return out
         for state in self.model_states():
-            for path, rows in state.ledger.unheld(state.node_label).items():
+            for path, rows in state.ledger.unrecorded(state.node_label).items():
                 out.setdefault(path, {}).update(rows)
         return out
 

@@ -1,5 +1,8 @@
 """The accepted-misses ledger: the records beside the suites (``accepted_misses.yaml``) and this run's outcomes
-against them: which misses fail, which are listed as unrecorded, what ``--chunkeval-accept-misses`` writes."""
+against them. Two kinds of miss are told apart, because a run says different things of each: an *unrecorded* miss is
+under settings no record holds yet (a new suite: listed, with the command that records it), an *unlisted* miss is one
+a record holding the settings does not list (drift: reported, or failed with ``chunkeval_misses = fail``). What
+``--chunkeval-accept-misses`` writes comes from here too."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
@@ -93,9 +96,9 @@ class MissLedger(ModelPart):
                              tuple(q for q, hit in ran.items() if hit and q in accepted) if own else ()))
         return out
 
-    def unheld(self, label: Callable[[str, str], str]) -> dict[Path, dict[str, list[str]]]:
-        """Misses under settings no record holds yet (a new suite): suite -> row label (``label(name, mode)``) ->
-        query ids, in run order."""
+    def unrecorded(self, label: Callable[[str, str], str]) -> dict[Path, dict[str, list[str]]]:
+        """The unrecorded misses, under settings no record holds yet (a new suite): suite -> row label
+        (``label(name, mode)``) -> query ids, in run order."""
         out: dict[Path, dict[str, list[str]]] = {}
         for (suite_path, strategy, mode), ran in self.outcomes.items():
             if not self.record_of(self.catalog.suites[suite_path]).holds(self.section_for(mode)):
