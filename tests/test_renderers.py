@@ -30,7 +30,7 @@ from pytest_chunkeval.judges.judged_run import Verdict
 from pytest_chunkeval.output import headline
 from pytest_chunkeval.output.annotations import MAX_ANNOTATIONS, annotation_lines
 from pytest_chunkeval.output.markdown import append_step_summary, document
-from pytest_chunkeval.output.misses import unheld_lines
+from pytest_chunkeval.output.misses import unrecorded_lines
 from pytest_chunkeval.output.report import build_report
 from pytest_chunkeval.output.tables import comparison_table, index_table, retrieval_table, summary_text
 from pytest_chunkeval.results.decisions import AgainstBaseline
@@ -282,9 +282,9 @@ def test_annotations_escape_github_workflow_commands_and_stop_at_githubs_limit()
     assert annotation_lines([]) == []
 
 
-def test_unheld_misses_are_listed_with_the_command_that_records_them(tmp_path: Path) -> None:
+def test_unrecorded_misses_are_listed_with_the_command_that_records_them(tmp_path: Path) -> None:
     suite = tmp_path / "golden" / "s" / "queries.yaml"
-    lines = unheld_lines({suite: {"ast": [f"q{i}" for i in range(10)], "peers": ["q1"]}}, tmp_path,
+    lines = unrecorded_lines({suite: {"ast": [f"q{i}" for i in range(10)], "peers": ["q1"]}}, tmp_path,
                          "pytest --chunkeval --chunkeval-accept-misses")
     assert lines == [
         "golden/s/queries.yaml: no accepted-misses record yet; 11 misses (xfailed):",

@@ -25,7 +25,7 @@ def state(root: Path, **kw: object) -> RunState:
     options = Options(rootdir=root, golden_patterns=["golden/*/queries.yaml"], golden_paths=[],
                       strategies_dir=root / "strategies", **kw)
     s = RunState(options, write=lambda text: None)
-    s.exchange.model_id = "m"  # as an xdist controller knows it: no evaluator, no model needed
+    s.ledger.received([], "m")  # as an xdist controller knows it: no evaluator, no model needed
     return s
 
 
@@ -38,8 +38,8 @@ def test_only_misses_without_a_record_count_and_each_mode_reads_its_own_section(
     s.ledger.record(suite, "ast", "q0", False, "vector")  # the same query under vector: no record holds that mode yet
     s.ledger.record(suite, "ast", "q2", False)  # no mode: the run's first, whose record holds it: a new miss
     (drift,) = s.record_drift()  # only the hybrid section is held by the record
-    assert (drift.label, drift.recorded, drift.lost, drift.found) == ("ast[hybrid]", 1, ("q2",), ())
-    assert s.unheld_misses() == {(suite_dir / "queries.yaml").resolve(): {"ast[vector]": ["q0"]}}
+    assert (drift.label, drift.recorded, drift.unlisted, drift.found) == ("ast[hybrid]", 1, ("q2",), ())
+    assert s.unrecorded_misses() == {(suite_dir / "queries.yaml").resolve(): {"ast[vector]": ["q0"]}}
     assert s.catalog.label("ast", "vector") == "ast[vector]"
 
 

@@ -1,5 +1,10 @@
 """What a run says about its misses: on a new suite listed, counted, with the one command that records them; on a
-recorded suite which xfailed items are known misses, which were lost since the record and which found since.
+recorded suite which xfailed items are known misses, which misses the record does not list and which of its misses
+hit now.
+
+Two kinds of miss, one word each, because the run says different things of them: an *unrecorded* miss is under
+settings no record holds yet (:func:`unrecorded_lines` lists it with the command that records it); an *unlisted* miss
+is one a record holding the settings does not list (:class:`Drift`, :func:`drift_lines`: the record is out of date).
 
 No miss fails on its own by default: with a base the comparison's hit test weighs lost against gained queries, and
 without one the record's drift is reported (``chunkeval_misses = fail`` fails each, as a strict record would).
@@ -23,16 +28,16 @@ class Drift:
     suite: Path
     label: str  # the row label (strategy, and mode when several)
     recorded: int  # misses the record lists that missed again (accepted, xfailed)
-    lost: tuple[str, ...]  # missed, and the record does not list them
+    unlisted: tuple[str, ...]  # missed, and the record does not list them
     found: tuple[str, ...]  # the record lists them as its own misses, and they hit now
 
 
-def unheld_lines(unheld: dict[Path, dict[str, list[str]]], root: Path, command: str) -> list[str]:
-    """``command``: this run's own command line plus ``--chunkeval-accept-misses``, so the record is made for the
-    same suites, strategies and settings."""
+def unrecorded_lines(unrecorded: dict[Path, dict[str, list[str]]], root: Path, command: str) -> list[str]:
+    """The unrecorded misses, per suite and row. ``command``: this run's own command line plus
+    ``--chunkeval-accept-misses``, so the record is made for the same suites, strategies and settings."""
     lines: list[str] = []
     total = 0
-    for suite, by_strategy in unheld.items():
+    for suite, by_strategy in unrecorded.items():
         count = sum(len(ids) for ids in by_strategy.values())
         total += count
         lines.append(f"{log_text(suite_key(suite, root))}: no accepted-misses record yet; {count} misses (xfailed):")
@@ -55,32 +60,32 @@ def drift_lines(drift: Sequence[Drift], root: Path, command: str, strict: bool) 
     Why: pytest's "253 xfailed" says nothing of whether those are known misses; a reviewer needs "240 recorded, 13
     lost since", the queries, and the command that refreshes the record."""
     recorded = sum(d.recorded for d in drift)
-    lost = [d for d in drift if d.lost]
+    unlisted = [d for d in drift if d.unlisted]
     found = [d for d in drift if d.found]
     lines: list[str] = []
     if recorded:
         lines.append(f"{recorded} xfailed query items are misses recorded in accepted_misses.yaml (known misses, "
                      "not failures)")
     verb = "failed" if strict else "xfailed: reported, not failed (chunkeval_misses = report)"
-    for d in lost:
+    for d in unlisted:
         where = f"{log_text(suite_key(d.suite, root))}::{log_text(d.label)}"
-        lines.append(f"{where}: {len(d.lost)} missed and not in the record ({verb}): "
-                     f"{_ids(d.lost)}")
+        lines.append(f"{where}: {len(d.unlisted)} missed and not in the record ({verb}): "
+                     f"{_ids(d.unlisted)}")
     for d in found:
         where = f"{log_text(suite_key(d.suite, root))}::{log_text(d.label)}"
         lines.append(f"{where}: {len(d.found)} recorded misses now found "
                      f"({'failed as FIXED' if strict else 'passed'}): {_ids(d.found)}")
-    if lost or found:
+    if unlisted or found:
         lines.append(f"the record is out of date; if the change is intended, refresh it: {command}")
     return lines
 
 
 def drift_note(drift: Sequence[Drift], command: str, strict: bool) -> str | None:
     """The verdict's note on a drifted record (None when nothing drifted); with ``strict`` the failures say it."""
-    lost = sum(len(d.lost) for d in drift)
+    unlisted = sum(len(d.unlisted) for d in drift)
     found = sum(len(d.found) for d in drift)
-    if strict or not (lost or found):
+    if strict or not (unlisted or found):
         return None
-    return (f"{lost} queries missed that the accepted-misses record does not list, {found} recorded misses now found "
-            f"(reported, not failed); intended? refresh the record: `{command}`; whether a change made retrieval "
+    return (f"{unlisted} queries missed that the accepted-misses record does not list, {found} recorded misses now "
+            f"found (reported, not failed); intended? refresh the record: `{command}`; whether a change made retrieval "
             "worse is decided against a base: `--chunkeval-base=REF`")

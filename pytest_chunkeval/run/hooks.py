@@ -201,7 +201,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def _send_results(config: pytest.Config, state: RunState) -> None:
-    payload = state.exchange.payload()
+    payload = state.payload()
     if payload is not None:
         config.workeroutput[PAYLOAD_KEY] = payload  # type: ignore[attr-defined]
 

@@ -133,7 +133,7 @@ class SessionOutputs:
                 terminal.write_line(line)
 
     def _miss_lines(self, terminal: pytest.TerminalReporter) -> None:
-        from pytest_chunkeval.output.misses import drift_lines, unheld_lines
+        from pytest_chunkeval.output.misses import drift_lines, unrecorded_lines
 
         state = self.state
         missed = any(not hit for each in state.model_states() for ran in each.ledger.outcomes.values()
@@ -149,7 +149,7 @@ class SessionOutputs:
             if state.options.accept_misses:
                 terminal.write_line(log_lines(f"accepted misses: {record.path}"))
         if not state.base.comparing:  # with a base the record decides nothing: no advice to make one
-            for line in unheld_lines(state.unheld_misses(), state.options.rootdir, self.accept_command()):
+            for line in unrecorded_lines(state.unrecorded_misses(), state.options.rootdir, self.accept_command()):
                 terminal.write_line(log_lines(line))
 
     def accept_command(self) -> str:

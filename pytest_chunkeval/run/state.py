@@ -1,6 +1,8 @@
-"""The state of one ``pytest --chunkeval`` session, composed of parts with one job each (:mod:`run_state`).
+"""The state of one ``pytest --chunkeval`` session, composed of parts with one job each (:mod:`.parts`).
 
-Kept apart from the hooks so it can be built and tested without running pytest (and so the hooks stay thin).
+Kept apart from the hooks so it can be built and tested without running pytest (and so the hooks stay thin). The
+state composes: it builds each part with its model's context and hands values between parts (what an xdist
+controller merged, each to the part that owns it), so no part writes another's state.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.run.parts.base_side import BaseSide
 from pytest_chunkeval.run.parts.catalog import Catalog
+from pytest_chunkeval.run.parts.context import ModelContext
 from pytest_chunkeval.run.parts.exchange import WorkerExchange
 from pytest_chunkeval.run.parts.head_side import HeadSide
 from pytest_chunkeval.run.parts.judgements import Judgements
@@ -23,6 +26,7 @@ if TYPE_CHECKING:
     from pytest_chunkeval.output.report import Summary
     from pytest_chunkeval.results.typed import SuiteResult
     from pytest_chunkeval.run.accepted import AcceptedMisses
+    from pytest_chunkeval.run.distributed import WorkerResults
     from pytest_chunkeval.settings.options import Options
 
 
@@ -32,57 +36,64 @@ class RunState:
     - ``catalog``: the suites and strategies; ``head``: the evaluator; ``base``: what the run compares with;
     - ``judgements``: against the baseline and the base, made once; ``ledger``: the accepted misses;
     - ``exchange``: what pytest-xdist workers send the controller.
+
+    Every part is built with this state's :class:`ModelContext` and keeps it, so no part can be left reading another
+    model's options. With one model the session's state is that model's. With several, each model gets a fresh state
+    built for it (:meth:`model_states`); the session's state then collects the suites, holds the shared records and
+    says what the models found together, and evaluates nothing itself.
     """
 
     def __init__(self, options: Options, write: Callable[[str], object] = lambda s: sys.stderr.write(s),
                  tty: bool = False, *, suites: dict[Path, GoldenSuite] | None = None,
                  records: dict[Path, AcceptedMisses] | None = None, model_label: str = "",
                  notes: list[str] | None = None) -> None:
-        self.options = options
-        self.write = write
-        self.tty = tty
+        self._context = ModelContext(options, model_label, write, tty)
         self.notes: list[str] = [] if notes is None else notes  # said in the header: strategies replacing others
-        # --chunkeval-model A,B: this state's model's label ("" with one model) and every model's state, this first
-        self.model_label = model_label
-        self._model_states: list[RunState] | None = None
-        self.catalog = Catalog(options, suites)
-        self.head = HeadSide(options, write, tty)
-        self.base = BaseSide(options, self.catalog, self.head)
-        self.judgements = Judgements(options, self.catalog, self.head, self.base)
-        self.ledger = MissLedger(options, self.catalog, self._model_id, records)
-        self.exchange = WorkerExchange(self.catalog, self.head, self.base, self.judgements, self.ledger)
+        self._model_states: list[RunState] | None = None  # every model's state, once split
+        self.catalog = Catalog(self.context, suites)
+        self.head = HeadSide(self.context)
+        self.base = BaseSide(self.context, self.catalog, self.head)
+        self.judgements = Judgements(self.context, self.catalog, self.head, self.base)
+        self.ledger = MissLedger(self.context, self.catalog, self.head, records)
+        self.exchange = WorkerExchange(self.context)
 
-    def _model_id(self) -> str:
-        return self.exchange.model_id or self.head.evaluator().embedder.model_id
+    @property
+    def context(self) -> ModelContext:
+        """This state's model: fixed for the state's life (another model is another state)."""
+        return self._context
 
-    def _use(self, options: Options) -> None:
-        """Run with ``options`` (the first model's, in a run of several), in every part."""
-        self.options = options
-        for part in (self.catalog, self.head, self.base, self.judgements, self.ledger):
-            part.options = options
+    @property
+    def options(self) -> Options:
+        return self.context.options
+
+    @property
+    def write(self) -> Callable[[str], object]:
+        return self.context.write
+
+    @property
+    def model_label(self) -> str:
+        """This state's model's label in a run of several models ("" with one)."""
+        return self.context.label
 
     def model_states(self) -> list[RunState]:
-        """One state per model of ``--chunkeval-model`` (this one for the first): each evaluates, judges against
-        its own baseline and records misses as a single-model run of it would (``models``). Raise ``ValueError``
-        for a model named twice."""
+        """One state per model of ``--chunkeval-model`` (this one, with one model): each evaluates, judges against
+        its own baseline and records misses as a single-model run of it would (``models``), sharing the loaded suites,
+        the records and the notes. Raise ``ValueError`` for a model named twice."""
         if self._model_states is None:
-            models = self.options.models
-            if len(models) == 1:
-                self._model_states = [self]
-                return self._model_states
-            from pytest_chunkeval.run.models import model_labels
-
-            labels = model_labels(models)
-            self._use(replace(self.options, model=models[0]))
-            self.model_label = labels[0]
-            self._model_states = [self] + [
-                RunState(replace(self.options, model=model), write=self.write, tty=self.tty,
-                               suites=self.catalog.suites, records=self.ledger.records, model_label=label,
-                               notes=self.notes)
-                for model, label in zip(models[1:], labels[1:], strict=True)]
-            for other in self._model_states[1:]:
-                other._model_states = self._model_states
+            self._model_states = self._split()
         return self._model_states
+
+    def _split(self) -> list[RunState]:
+        """This state alone for one model; else a fresh state per model, the first included, each built with its
+        model's options and label."""
+        models = self.options.models
+        if len(models) == 1:
+            return [self]
+        from pytest_chunkeval.run.models import model_labels
+
+        return [RunState(replace(self.options, model=model), self.write, self.context.tty, suites=self.catalog.suites,
+                         records=self.ledger.records, model_label=label, notes=self.notes)
+                for model, label in zip(models, model_labels(models), strict=True)]
 
     def node_label(self, name: str, mode: str) -> str:
         """An item's strategy label: the row label, with ``@model`` in a run of several models."""
@@ -124,7 +135,7 @@ class RunState:
         ``run_base=False`` (an interrupted session) compares only with a base that was already evaluated.
         """
         if self.exchange.received is not None:
-            suites, merged = self.exchange.merge()
+            suites, merged = self._from_workers()
             if not suites:
                 return None
             # The controller never starts a base evaluation itself: it compares with what a worker evaluated.
@@ -138,6 +149,22 @@ class RunState:
             found = [(label, summary) for label, summary in parts if summary is not None]
             return merge(found) if found else None
         return self._own_summary(run_base)
+
+    def _from_workers(self) -> tuple[dict[str, SuiteResult], WorkerResults]:
+        """An xdist controller: the workers' results merged, each value handed to the part that owns it (the outcomes
+        to the ledger, the comparison items to the judgements, the base a worker evaluated to the base side)."""
+        suites, merged = self.exchange.merge()
+        if suites:
+            self.ledger.received(merged.outcomes, (merged.model or {}).get("id"))
+            self.judgements.received(merged.compared)
+            if merged.base_report is not None:
+                self.base.received(merged.base_report, merged.base_info)
+        return suites, merged
+
+    def payload(self) -> str | None:
+        """This worker's results for the controller, or None when it evaluated nothing."""
+        base = self.base.finished() if self.base.comparing == "base" else None
+        return self.exchange.payload(self.head, self.ledger.rows(), self.judgements.compared, base)
 
     def _own_summary(self, run_base: bool) -> Summary | None:
         """This model's results."""
@@ -173,14 +200,14 @@ class RunState:
         """Every row's outcomes against the record that holds them, over every model."""
         return [d for state in self.model_states() for d in state.ledger.drift(state.node_label)]
 
-    def unheld_misses(self) -> dict[Path, dict[str, list[str]]]:
-        """Misses under settings no record holds yet (a new suite): suite -> row label -> query ids, in run order.
-        They did not fail; the summary lists them with the command that records them."""
+    def unrecorded_misses(self) -> dict[Path, dict[str, list[str]]]:
+        """The unrecorded misses, under settings no record holds yet (a new suite): suite -> row label -> query ids,
+        in run order. They did not fail; the summary lists them with the command that records them."""
         out: dict[Path, dict[str, list[str]]] = {}
         if self.options.accept_misses:
             return out
         for state in self.model_states():
-            for path, rows in state.ledger.unheld(state.node_label).items():
+            for path, rows in state.ledger.unrecorded(state.node_label).items():
                 out.setdefault(path, {}).update(rows)
         return out
 
@@ -190,8 +217,4 @@ class RunState:
             return []
         for state in self.model_states():  # one section per model (its section names it); records shared
             state.ledger.update_records()
-        from pytest_chunkeval.run.accepted import PYTEST_COMMAND, RUN_COMMAND
-
-        for record in self.ledger.records.values():  # the header names the command this run was started with
-            record.command = RUN_COMMAND if self.options.project is not None else PYTEST_COMMAND
         return self.ledger.save()

@@ -1,8 +1,10 @@
 """The state of one ``pytest --chunkeval`` session, in parts with one job each.
 
 :class:`~pytest_chunkeval.run.state.RunState` composes them; items and hooks talk to the part whose job they
-need, through its public methods:
+need, through its public methods. Each part owns its values: one part reads another, never writes it, and the state
+hands values between them.
 
+- :mod:`.context` — one model's options, label and output, fixed: every part of that model's state is built with it;
 - :mod:`.catalog` — what the run evaluates: its suites and strategies, found, checked and built once;
 - :mod:`.head_side` — this run's own evaluation: the evaluator, its cache folder, the evaluations that failed;
 - :mod:`.base_side` — what the run compares with: a git ref's evaluation or a stored report, and whether it is

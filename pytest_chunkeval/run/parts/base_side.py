@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.core.grid import grid_text
 from pytest_chunkeval.output.escape import log_text
+from pytest_chunkeval.run.parts.context import ModelContext, ModelPart
 
 if TYPE_CHECKING:
     from pytest_chunkeval.core.golden import GoldenSuite
@@ -16,12 +17,12 @@ if TYPE_CHECKING:
     from pytest_chunkeval.settings.options import Options
 
 
-class BaseSide:
+class BaseSide(ModelPart):
     """The base of one run: evaluated or read at most once, its refusal (not comparable, not evaluable) remembered
     and said in full by one item."""
 
-    def __init__(self, options: Options, catalog: Catalog, head: HeadSide) -> None:
-        self.options = options
+    def __init__(self, context: ModelContext, catalog: Catalog, head: HeadSide) -> None:
+        super().__init__(context)
         self.catalog = catalog
         self.head = head
         self._evaluation: BaseEvaluation | BaseRefError | None = None  # or the error that stopped it
@@ -63,7 +64,7 @@ class BaseSide:
                 caps=base_caps(o),
             )
             try:
-                self._evaluation = evaluate_base(request, say=self.head.write if o.progress else lambda s: None)
+                self._evaluation = evaluate_base(request, say=self.context.write if o.progress else lambda s: None)
             except BaseRefError as exc:
                 self._evaluation = exc
         if isinstance(self._evaluation, BaseRefError):

@@ -6,18 +6,19 @@ from typing import TYPE_CHECKING
 
 from pytest_chunkeval.chunking.strategy_files import discover_suites
 from pytest_chunkeval.core.golden import GoldenSuite, load_golden
+from pytest_chunkeval.run.parts.context import ModelContext, ModelPart
 
 if TYPE_CHECKING:
     from pytest_chunkeval.chunking.contract import Contract, Registration
     from pytest_chunkeval.chunking.strategy_sources import StrategySet
-    from pytest_chunkeval.settings.options import Options
 
 
-class Catalog:
-    """The suites and strategies of one run (of one model, in a run of several: they share the loaded suites)."""
+class Catalog(ModelPart):
+    """The suites and strategies of one run (of one model, in a run of several: they share the loaded suites, and
+    each model's catalog builds its own strategies)."""
 
-    def __init__(self, options: Options, suites: dict[Path, GoldenSuite] | None = None) -> None:
-        self.options = options
+    def __init__(self, context: ModelContext, suites: dict[Path, GoldenSuite] | None = None) -> None:
+        super().__init__(context)
         self.suites: dict[Path, GoldenSuite] = {} if suites is None else suites
         self.strategies: dict[str, Contract] = {}  # registration name -> its built strategy
         self.collected_suites: set[Path] = set()  # suite files collection has reached (pytest's or the plugin's)

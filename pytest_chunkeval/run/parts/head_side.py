@@ -1,17 +1,16 @@
 """This run's own evaluation: the evaluator (embedder, index store, caches, engine), built on first use."""
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_chunkeval.run.parts.context import ModelContext, ModelPart
 from pytest_chunkeval.run.parts.progress import LineProgress
 
 if TYPE_CHECKING:
     from pytest_chunkeval.evaluation.evaluate import Evaluator
     from pytest_chunkeval.results.typed import SuiteResult
     from pytest_chunkeval.retrieval.remote import Remote
-    from pytest_chunkeval.settings.options import Options
 
 #: The first file of a cache folder this plugin creates, as pytest's own ``.pytest_cache`` has: the folder ignores
 #: itself, so a repository whose ``.gitignore`` does not list it (another team's, after ``pip install``) never commits
@@ -22,14 +21,12 @@ CACHE_GITIGNORE = "# Created by pytest-chunkeval automatically.\n*\n"
 EvalKey = tuple[Path, str, str]
 
 
-class HeadSide:
+class HeadSide(ModelPart):
     """The evaluator of one run (of one model), imported and built only when an item first evaluates: it pulls
     numpy and the LanceDB helpers."""
 
-    def __init__(self, options: Options, write: Callable[[str], object], tty: bool) -> None:
-        self.options = options
-        self.write = write
-        self.tty = tty
+    def __init__(self, context: ModelContext) -> None:
+        super().__init__(context)
         self._evaluator: Evaluator | None = None
         self._failed: dict[EvalKey, str] = {}  # evaluation -> the item that reported its failure in full
 
@@ -56,11 +53,11 @@ class HeadSide:
             cache = EmbeddingCache(cache_dir / "cache.sqlite")
             embedder = Embedder(o.model, cache=cache, device=o.device, batch_size=o.batch_size, backend=o.backend,
                                 onnx_dir=cache_dir / "onnx", remote=self.remote(),
-                                notice=lambda line: self.write(f"[chunkeval] {line}\n"))
+                                notice=lambda line: self.context.write(f"[chunkeval] {line}\n"))
             config = EvalConfig(k=o.k, retrieval=o.retrieval_modes[0], chunk_timeout=o.chunk_timeout,
                                 strategy_memory=o.strategy_memory, max_chunks=o.max_chunks_per_file)
             store = IndexStore(o.db_uri, cache_dir / "locks", storage=o.storage_options)
-            progress = LineProgress(self.write, self.tty) if o.progress else None
+            progress = LineProgress(self.context.write, self.context.tty) if o.progress else None
             rankings = RankingCache(cache_dir / "cache.sqlite")
             facts = BuildFactsCache(cache_dir / "cache.sqlite")
             engine = None

@@ -3,9 +3,12 @@ each compared strategy against the base (one family, p adjusted across it). Item
 the same values."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from pytest_chunkeval.run.parts.context import ModelContext, ModelPart
 
 if TYPE_CHECKING:
     from pytest_chunkeval.chunking.contract import Registration
@@ -17,17 +20,16 @@ if TYPE_CHECKING:
     from pytest_chunkeval.run.parts.base_side import BaseSide
     from pytest_chunkeval.run.parts.catalog import Catalog
     from pytest_chunkeval.run.parts.head_side import HeadSide
-    from pytest_chunkeval.settings.options import Options
 
 #: (suite key, row label): one result of the run.
 RowKey = tuple[str, str]
 
 
-class Judgements:
+class Judgements(ModelPart):
     """The judgements of one run (of one model)."""
 
-    def __init__(self, options: Options, catalog: Catalog, head: HeadSide, base: BaseSide) -> None:
-        self.options = options
+    def __init__(self, context: ModelContext, catalog: Catalog, head: HeadSide, base: BaseSide) -> None:
+        super().__init__(context)
         self.catalog = catalog
         self.head = head
         self.base = base
@@ -67,6 +69,10 @@ class Judgements:
         """Collection: a comparison item of (suite, strategy, mode) will run, so it belongs to the family."""
         self.compared.add((self.catalog.suite_key(suite), self.catalog.label(reg.name, mode)))
         self._compared_runs.append((suite, reg, mode))
+
+    def received(self, compared: Iterable[Sequence[str]]) -> None:
+        """An xdist controller: the (suite key, row label) pairs its workers' comparison items ran (it runs none)."""
+        self.compared.update((str(key), str(label)) for key, label in compared)
 
     def family(self, heads: dict[str, SuiteResult] | None = None) -> tuple[dict[str, SuiteComparison], int]:
         """Every comparison this run's items make, decided once as one family (p adjusted across it): the items,
