@@ -1,7 +1,8 @@
 """Every judgement of a run, made once and kept: each result against the baseline (what the gate items judge) and
 each compared strategy against the base (one family, p adjusted across it). Items, the summary and the report read
-the same values. The baseline a gate item judges against is evaluated here too (:meth:`Judgements.baseline`), through
-the head side, so the item only reports what it gets back."""
+the same values. The baseline a gate item judges against (:meth:`Judgements.baseline`) and the base a comparison item
+needs (:meth:`Judgements.comparison`) are asked for here, of the head and base sides, so the items only report what
+they get back: a value, or a typed failure."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -98,10 +99,10 @@ class Judgements:
     def _compared_heads(self) -> dict[str, SuiteResult]:
         """The results of every compared (suite, strategy, mode) that could be evaluated, evaluated as the items
         would. One strategy's failed build must not become every other strategy's comparison error."""
-        catalog = self.catalog
-        by_suite: dict[Path, tuple[GoldenSuite, dict[str, StrategyRun]]] = {}
         from pytest_chunkeval.run.parts.failures import Evaluated
 
+        catalog = self.catalog
+        by_suite: dict[Path, tuple[GoldenSuite, dict[str, StrategyRun]]] = {}
         for suite, reg, mode in self._compared_runs:
             # A strategy that did not build: its own items say why (the head side keeps the failure for them), and
             # the others are compared without it.
