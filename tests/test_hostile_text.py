@@ -18,7 +18,7 @@ from markdown_it import MarkdownIt
 from pytest_chunkeval.commands.github.comment import build_body
 from pytest_chunkeval.core.ranking import Relevant
 from pytest_chunkeval.judges.comparison import QueryChange
-from pytest_chunkeval.judges.verdict import Failure, judge
+from pytest_chunkeval.judges.verdict import Failure
 from pytest_chunkeval.output import headline
 from pytest_chunkeval.output.annotations import annotation_lines
 from pytest_chunkeval.output.escape import (
@@ -37,6 +37,7 @@ from pytest_chunkeval.output.messages import describe_outcome
 from pytest_chunkeval.output.report import Summary
 from pytest_chunkeval.output.tables import summary_text
 from pytest_chunkeval.results.typed import ChunkSpan, QuerySpec, RankedChunk
+from pytest_chunkeval.run.outputs_plugin import verdict as judge
 from pytest_chunkeval.scoring.outcomes import QueryOutcome
 
 NAME = "x\n::error file=pwned.py::injected\n## Verdict: ✅ PASS <img src=x onerror=alert(1)>.py"

@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 from comparison_results import CHUNKS, compared_summary, result, spec, suite
 
-from pytest_chunkeval.judges.verdict import Failure, judge
+from pytest_chunkeval.judges.verdict import Failure
 from pytest_chunkeval.output.headline import markdown, text_lines
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.report import build_report
 from pytest_chunkeval.output.tables import summary_text
+from pytest_chunkeval.run.outputs_plugin import verdict as judge
 
 SPECS = [spec(f"q{i}") for i in range(30)]
 ACCEPT = "pytest --chunkeval --chunkeval-accept-misses"

@@ -5,9 +5,11 @@ of a search :mod:`~pytest_chunkeval.scoring.outcomes`'s, and both results are ca
 :mod:`~pytest_chunkeval.evaluation.build_facts`.
 
 Plain functions and data, no pytest: the plugin's items ask the :class:`Evaluator` for a result and read it. Results
-are memoised, so the first item of a (suite, strategy) pays for the index and the others read from it. With several
-retrieval modes (``--chunkeval-retrieval vector,hybrid``) one (suite, strategy) is chunked, embedded and indexed once
-and searched once per mode: a result per (suite, strategy, mode), sharing everything but the search.
+are memoised, so the first item of a (suite, strategy) pays for the index and the others read from it. Failures are
+not: an evaluation that raised tries again when asked again, so whoever asks keeps what failed, in the one place that
+also knows who said it. With several retrieval modes (``--chunkeval-retrieval vector,hybrid``) one (suite, strategy)
+is chunked, embedded and indexed once and searched once per mode: a result per (suite, strategy, mode), sharing
+everything but the search.
 """
 from __future__ import annotations
 
@@ -131,9 +133,7 @@ class Evaluator:
         # retrieval.ray_engine.RayEngine with --chunkeval-engine ray: it chunks and embeds; None: this process does
         self.engine = engine
         self.runs: dict[tuple[Path, str, str], StrategyRun] = {}  # (suite, strategy, retrieval mode)
-        self.failures: dict[tuple[Path, str, str], BaseException] = {}
         self._built: dict[tuple[Path, str], StrategyRun] = {}  # chunked and indexed, not yet searched
-        self._build_failures: dict[tuple[Path, str], BaseException] = {}
         self.query_embed = EmbedCounts()
         self._query_vectors: dict[Path, dict[str, np.ndarray]] = {}
 
@@ -145,19 +145,16 @@ class Evaluator:
         ``strategy`` is its built contract (else built here). Every mode shares one chunking and one index."""
         mode = mode or self.config.retrieval
         key = (suite.path.resolve(), reg.name, mode)
-        if key in self.failures:  # every item of a broken evaluation fails fast with the same error
-            raise self.failures[key]
         if key not in self.runs:
-            try:
-                built = self._build(suite, reg, strategy)
-                run = replace(built, mode=mode, outcomes={}, aggregate={})
-                if not run.skipped:
-                    self._search(run)
-                self.runs[key] = run
-            except Exception as exc:
-                self.failures[key] = exc
-                raise
+            run = replace(self._build(suite, reg, strategy), mode=mode, outcomes={}, aggregate={})
+            if not run.skipped:
+                self._search(run)
+            self.runs[key] = run
         return self.runs[key]
+
+    def built(self, suite: GoldenSuite, name: str) -> bool:
+        """Whether ``name`` was chunked and indexed for ``suite`` (a failure after it is one mode's search's)."""
+        return (suite.path.resolve(), name) in self._built
 
     def fail(self, suite: GoldenSuite, name: str, mode: str, message: str) -> StrategyRun:
         """Record that ``name`` could not be built for ``suite``: a result with no numbers that says why."""
@@ -169,14 +166,8 @@ class Evaluator:
     def _build(self, suite: GoldenSuite, reg: Registration, strategy: Contract | None) -> StrategyRun:
         """Chunked and indexed once per (suite, strategy), whatever the number of modes searched afterwards."""
         key = (suite.path.resolve(), reg.name)
-        if key in self._build_failures:
-            raise self._build_failures[key]
         if key not in self._built:
-            try:
-                self._built[key] = self._evaluate(suite, reg, strategy if strategy is not None else reg.build())
-            except Exception as exc:
-                self._build_failures[key] = exc
-                raise
+            self._built[key] = self._evaluate(suite, reg, strategy if strategy is not None else reg.build())
         return self._built[key]
 
     def _evaluate(self, suite: GoldenSuite, reg: Registration, strategy: Contract | Any) -> StrategyRun:

@@ -24,7 +24,8 @@ class Reason:
 
 @dataclass
 class Verdict:
-    """The run's verdict as data (``verdict.judge`` decides it): it travels on the Summary every renderer reads."""
+    """The run's verdict as it is read (``verdict.judge`` decides it, ``output.verdict_text`` words it): it travels
+    on the Summary every renderer reads, so each shows the same words."""
 
     passed: bool
     reasons: list[Reason] = field(default_factory=list)

@@ -1,7 +1,8 @@
 """The verdict as the first thing a reader sees: one line PASS or FAIL, then each reason with what settles it.
 
 Rendered for the terminal and for Markdown (the report file, the job summary, the PR comment) from the one
-:class:`~pytest_chunkeval.judges.verdict.Verdict` the run judged; nothing here decides anything.
+:class:`~pytest_chunkeval.judges.judged_run.Verdict` the run judged and :mod:`.verdict_text` worded; nothing here
+decides anything.
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""The failure messages of evaluation items: what a reviewer reads under a failed (or skipped) item's header.
+"""The messages of evaluation items: what a reviewer reads under a failed, skipped or xfailed item's header.
 
-The items (items.py) decide whether an item passes, skips or fails; these functions only say it, from typed facts,
-so a message can be read and changed beside the other outputs without reading pytest's node machinery. A file name or
-a query's text in a message is shown escaped (``log_text``), so it can never start a line of the log of its own (a
-workflow command in GitHub Actions).
+The items (``run/items.py``) decide whether an item passes, skips, xfails or fails; these functions only say it, from
+typed facts, so a message can be read and changed beside the other outputs without reading pytest's node machinery.
+A file name or a query's text in a message is shown escaped (``log_text``), so it can never start a line of the log
+of its own (a workflow command in GitHub Actions).
 """
 from __future__ import annotations
 
@@ -33,6 +33,35 @@ def build_error(reg: Registration, exc: BaseException) -> str:
         return "; ".join(line for line in str(exc).splitlines() if line.strip())
     where = reg.provider or reg.origin
     return f"{type(exc).__name__}: {exc} ({where})"
+
+
+# -- an evaluation that failed, or has nothing to evaluate -------------------------------------------------------
+
+
+def build_failed(name: str, reason: str) -> str:
+    """``name`` made no index of the suite, said in full by the first of its items."""
+    return f"{name} failed to build: {reason}"
+
+
+def build_failed_see(name: str, first: str) -> str:
+    """Every later item of a strategy that failed to build: a skip pointing to the item that said why."""
+    return f"{name} failed to build: see {first}"
+
+
+def evaluation_failed_see(label: str, first: str) -> str:
+    """Every later item of an evaluation that failed: one line pointing to the item that reported it in full."""
+    return f"the evaluation of {label} on this suite failed: see {first}"
+
+
+def model_failed(error: BaseException) -> str:
+    """The embedding model itself failed (every strategy would, and pay): why the session stops, and the item's
+    failure."""
+    return f"the embedding model failed: {error}"
+
+
+def strategy_skipped(name: str, reason: str) -> str:
+    """A strategy with nothing to evaluate on this suite (it handles none of its files, say)."""
+    return f"{name}: {reason}"
 
 
 # -- a query's miss, or its fix -----------------------------------------------------------------------------------
@@ -92,6 +121,11 @@ def base_rank(found: tuple[str, int | None] | None, k: int) -> str | None:
     return f"{where}: rank {rank}" if rank is not None else f"{where}: not in the top {k}"
 
 
+def base_where(base: str | None, compare: Path | None) -> str:
+    """Where a base rank was measured: on the git ref ``base``, else in the stored report ``compare``."""
+    return f"on base {base}" if base else f"in {compare}"
+
+
 def miss_against_base(found: tuple[str, int | None] | None, k: int, item: str) -> str:
     """Why a query missed with a base is xfailed, not failed: one query is evidence, the comparison ``item``'s hit
     test weighs every lost query against the gained ones (``found``: :meth:`BaseSide.ranked`, None: not paired)."""
@@ -108,6 +142,20 @@ def miss_not_recorded(record: Path) -> str:
     """A miss the record does not list, in a run without a base and ``chunkeval_misses = report``."""
     return (f"missed; {record.name} does not list it (lost since the record was made, or a query added since): "
             "reported, not failed (chunkeval_misses = report)")
+
+
+MISSED_AT_GRID_POINT = "missed at a grid point: measured, not gated (--chunkeval-gate-grid fails it)"
+
+
+def no_record_yet(record: Path, settings: str) -> str:
+    """A miss under ``settings`` that ``record`` holds nothing for yet: listed at the end, not failed."""
+    return f"missed; {record} holds no record for {settings} yet"
+
+
+def accepted_miss(record: Path, family: str | None) -> str:
+    """A miss ``record`` lists, for this strategy or (``family``) for the strategy of its grid point."""
+    whose = "" if family is None else f" for {family}"
+    return f"accepted miss (recorded{whose} in {record.name})"
 
 
 # -- quality checks: a declaration not made (skip) or broken (failure) --------------------------------------------
@@ -190,6 +238,24 @@ def _timed_out(fallbacks: list[str]) -> str:
 # -- a gate against the baseline, a comparison against the base ---------------------------------------------------
 
 
+def baseline_not_registered(baseline: str) -> str:
+    return f"baseline strategy {baseline!r} is not registered; gates compare against it"
+
+
+def baseline_skipped(baseline: str, reason: str) -> str:
+    return f"baseline {baseline} was skipped on this suite: {reason}"
+
+
+def baseline_failed(baseline: str, reason: str) -> str:
+    return f"baseline {baseline} failed to build on this suite: {reason}"
+
+
+def gate_against(baseline: str, mode: str, labelled: bool) -> str:
+    """What a gate compares with: the baseline, searched with ``mode`` when the candidate's label names more than
+    its strategy (several retrieval modes or models)."""
+    return f"{baseline}[{mode}]" if labelled else baseline
+
+
 def gate_failure(name: str, gate: str, against: str, detail: str, *, metric: str | None, mode: str,
                  candidate: Mapping[str, QueryOutcome], baseline: Mapping[str, QueryOutcome]) -> str:
     """Candidate ``name`` failing ``gate`` against ``against``: the gate's ``detail`` and, for a gate on a ``metric``,
@@ -204,6 +270,21 @@ def gate_failure(name: str, gate: str, against: str, detail: str, *, metric: str
         lines += [f"  {q}: {value(candidate, q):.3f} vs {value(baseline, q):.3f} — {candidate[q].query.text}"
                   for q in worst]
     return "\n".join(map(log_text, lines))  # the baseline (a setting), a query id or text: each line one line
+
+
+def base_failed_see(first: str) -> str:
+    """Every later comparison item of a base that could not be evaluated or compared with."""
+    return f"the base could not be evaluated: see {first}"
+
+
+def no_comparison(name: str, status: str, reason: str) -> str:
+    """A strategy with no comparison with the base: new on head, removed, or skipped on one side."""
+    return f"{name}: no comparison ({status}: {reason})"
+
+
+def compared_with(base: str | None, compare: Path | None) -> str:
+    """What a comparison is against: the git ref ``base``, else the stored report ``compare``."""
+    return f"base {base}" if base else str(compare)
 
 
 def comparison_failure(cmp: StrategyComparison, *, against: str, k: int, tolerance: float, alpha: float | None,

@@ -9,9 +9,8 @@ first model's too), and evaluates with that model's state (:meth:`RunState.model
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
@@ -22,14 +21,23 @@ from pytest_chunkeval.core.vocabulary import metric_key
 from pytest_chunkeval.judges.verdict import FailureKind
 from pytest_chunkeval.output import messages
 from pytest_chunkeval.output.escape import log_lines, log_text, node_id
+from pytest_chunkeval.run.item_failures import (
+    BuildFailure,
+    KindedFailure,
+    QueryFixed,
+    QueryMiss,
+    ReportedFailure,
+    xfail,
+)
 from pytest_chunkeval.run.library_warnings import MARK_ARGS, dependency_warnings
 from pytest_chunkeval.run.parts import STATE_KEY
+from pytest_chunkeval.run.parts.failures import Failed
+from pytest_chunkeval.run.quality_checks import QUALITY, QUALITY_CHECKS
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.evaluation.evaluate import StrategyRun
+    from pytest_chunkeval.chunking.contract import Contract
+    from pytest_chunkeval.evaluation.evaluate import BuildFailed, StrategyRun
     from pytest_chunkeval.run.state import RunState
-    from pytest_chunkeval.scoring.quality import QualityReport
-    from pytest_chunkeval.settings.options import Options
 
 
 def state_of(node: pytest.Item | pytest.Collector) -> RunState:
@@ -104,28 +112,12 @@ class StrategyNode(pytest.Collector):
             for check in QUALITY_CHECKS:
                 yield QualityItem.from_parent(self, name=f"quality[{check}]", check=check)
         if state.base.comparing:
-            yield ComparisonItem.from_parent(self, name="vs-base" if state.base.comparing == "base" else "regression")
+            yield ComparisonItem.from_parent(self, name=comparison_name(state))
         if state.options.gated(self.reg.name, self.reg.strategy_name):
             from pytest_chunkeval.judges.gates import GATE_NAMES
 
             for gate in GATE_NAMES:
                 yield GateItem.from_parent(self, name=f"gate[{gate}]", gate=gate)
-
-
-class KindedFailure(AssertionError):
-    """A failure that says its own kind for the verdict, whichever item raised it (None: the item's kind)."""
-
-    kind: ClassVar[FailureKind | None] = None
-
-
-class ReportedFailure(KindedFailure):
-    """A failure whose message is the whole report: measured values, thresholds, examples."""
-
-
-class BuildFailure(ReportedFailure):
-    """A strategy that failed to build, met by whichever of its items asked first: a build failure, not the item's."""
-
-    kind = "build"
 
 
 class NamedReport(pytest.TestReport):
@@ -181,38 +173,38 @@ class EvalItem(pytest.Item):
         assert isinstance(self.parent, StrategyNode)
         return self.parent
 
+    def contract(self) -> Contract | BuildFailed:
+        """This item's strategy, built (once, at collection), or why it could not be."""
+        return state_of(self).catalog.strategy(self.strategy_node.reg)
+
     def evaluation(self) -> StrategyRun:
-        """The (memoised) evaluation of this item's strategy on its suite.
-
-        A failed evaluation is reported in full by the first item that asks; every later item of the same
-        evaluation fails with one line pointing there. Re-raising the stored exception would grow its traceback
-        with every item and flood the log.
-        """
+        """This item's strategy evaluated on its suite (once, for all its items); or this item fails as the head side
+        says the evaluation did."""
         node = self.strategy_node
-        state = state_of(self)
-        key = (node.suite.path.resolve(), node.reg.name, node.mode)
-        first = state.head.failure(key)
-        if first is not None:
-            if getattr(state.head.evaluator().runs.get(key), "failed", None):  # a failed build: said once, by ``first``
-                pytest.skip(f"{node.reg.name} failed to build: see {first}")
-            raise ReportedFailure(f"the evaluation of {node.name} on this suite failed: see {first}")
-        from pytest_chunkeval.evaluation.evaluate import BuildFailed
-        from pytest_chunkeval.retrieval.remote import EmbedderError
+        got = state_of(self).head.evaluation(node.suite, node.reg, node.mode, self.contract(), self.nodeid)
+        if isinstance(got, Failed):
+            self.fail_with(got)
+        return got.run
 
-        try:
-            return state.head.evaluator().run(node.suite, node.reg, state.catalog.strategy(node.reg), node.mode)
-        except EmbedderError as exc:  # the model itself (every strategy would fail the same way, and pay): one line
-            state.head.failed(key, self.nodeid)
-            self.session.shouldstop = f"the embedding model failed: {exc}"
-            raise ReportedFailure(f"the embedding model failed: {exc}") from None
-        except BuildFailed as exc:  # as BuildFailedItem does: the strategy's row says "failed", in every mode
-            for mode in state.options.retrieval_modes:
-                state.head.failed((key[0], key[1], mode), self.nodeid)
-                state.head.evaluator().fail(node.suite, node.reg.name, mode, str(exc))
-            raise BuildFailure(f"{node.reg.name} failed to build: {exc}") from None
-        except Exception:
-            state.head.failed(key, self.nodeid)
-            raise
+    def fail_with(self, failed: Failed) -> NoReturn:
+        """Fail (or skip) as ``failed`` says: in full when this item is the first to meet it, else in one line that
+        points to the item that did (re-raising the error in every item would flood the log)."""
+        __tracebackhide__ = True
+        node = self.strategy_node
+        if not failed.first:
+            if failed.cause == "build":  # its reason is said once, by the first
+                pytest.skip(messages.build_failed_see(node.reg.name, failed.reported_by))
+            if failed.cause == "base":
+                raise ReportedFailure(messages.base_failed_see(failed.reported_by))
+            raise ReportedFailure(messages.evaluation_failed_see(node.name, failed.reported_by))
+        if failed.cause == "build":  # the strategy's rows say "failed", in every mode
+            raise BuildFailure(messages.build_failed(node.reg.name, failed.reason))
+        if failed.cause == "model":  # every strategy would fail the same way, and pay: the session stops
+            self.session.shouldstop = messages.model_failed(failed.error)
+            raise ReportedFailure(messages.model_failed(failed.error))
+        if failed.cause == "base":
+            raise ReportedFailure(failed.reason)
+        raise failed.error
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         # A failure that carries its own report (quality, gate) is shown as written, without a traceback; so is
@@ -233,7 +225,7 @@ class SkippedStrategyItem(EvalItem):
 
     def runtest(self) -> None:
         self.evaluation()  # records the skip, so the summary table and the report list it with its reason
-        pytest.skip(f"{self.strategy_node.reg.name}: {self.reason}")
+        pytest.skip(messages.strategy_skipped(self.strategy_node.reg.name, self.reason))
 
 
 class BuildFailedItem(EvalItem):
@@ -246,26 +238,13 @@ class BuildFailedItem(EvalItem):
         super().__init__(**kw)
         self.message = message
 
+    def contract(self) -> BuildFailed:
+        from pytest_chunkeval.evaluation.evaluate import BuildFailed
+
+        return BuildFailed(self.message)
+
     def runtest(self) -> None:
-        state = state_of(self)
-        node = self.strategy_node
-        for mode in state.options.retrieval_modes:
-            state.head.evaluator().fail(node.suite, node.reg.name, mode, self.message)
-        raise BuildFailure(f"{node.reg.name} failed to build: {self.message}")
-
-
-class QueryMiss(KindedFailure):
-    kind = "miss"
-
-
-class QueryFixed(KindedFailure):
-    kind = "fixed"
-
-
-def _xfail(reason: str) -> NoReturn:
-    """pytest.xfail with its reason as the log may show it: pytest prints it (``-rx``, ``-v``) after this package's
-    report hook has run, and it names the suite's record file, whose folder is the suite's."""
-    pytest.xfail(log_text(reason))
+        self.evaluation()  # fails: the head side keeps the failure, and every mode's row says it
 
 
 class QueryItem(EvalItem):
@@ -285,30 +264,28 @@ class QueryItem(EvalItem):
         if state.base.comparing:  # one query is evidence; the comparison item's hit test decides
             if not outcome.hit:
                 found = state.base.ranked(node.suite, node.reg.name, self.query_id, node.mode)
-                item = f"{node.name}::{'vs-base' if state.base.comparing == 'base' else 'regression'}"
-                _xfail(messages.miss_against_base(found, state.options.k, item))
+                xfail(messages.miss_against_base(found, state.options.k, f"{node.name}::{comparison_name(state)}"))
             return
         if node.reg.point and not state.options.gate_grid:  # a sweep measures its points; it does not gate them
             if not outcome.hit:
-                _xfail("missed at a grid point: measured, not gated (--chunkeval-gate-grid fails it)")
+                xfail(messages.MISSED_AT_GRID_POINT)
             return
         record, settings = state.ledger.record_of(node.suite), state.ledger.section_for(node.mode)
         if not record.holds(settings):  # nothing recorded yet: listed at the end, with the command that records it
             if not outcome.hit:
-                _xfail(f"missed; {record.path} holds no record for {settings} yet")
+                xfail(messages.no_record_yet(record.path, settings))
             return
         ids, own = record.accepted(settings, node.reg.name, node.reg.family)
         accepted = self.query_id in ids
         if not outcome.hit and accepted:
-            whose = "" if own else f" for {node.reg.family}"
-            _xfail(f"accepted miss (recorded{whose} in {record.path.name})")
+            xfail(messages.accepted_miss(record.path, None if own else node.reg.family))
         strict = state.options.misses == "fail"
         if not outcome.hit:
             if not strict:
-                _xfail(messages.miss_not_recorded(record.path))
-            raise QueryMiss("none of the relevant items is in the top k")
+                xfail(messages.miss_not_recorded(record.path))
+            raise QueryMiss()
         if accepted and own and strict:
-            raise QueryFixed("recorded as an accepted miss but now retrieved")
+            raise QueryFixed()
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if not isinstance(excinfo.value, (QueryMiss, QueryFixed)):
@@ -320,64 +297,6 @@ class QueryItem(EvalItem):
         if isinstance(excinfo.value, QueryMiss):
             return messages.miss_message(node.name, self.outcome, k, base)
         return messages.fixed_message(node.name, self.outcome, k, base, state.ledger.record_of(node.suite).path)
-
-
-def _lossless(run: StrategyRun, q: QualityReport, options: Options) -> None:
-    if not q.claims_lossless:
-        pytest.skip(messages.not_lossless(run.name, q))
-    if q.uncovered:
-        raise ReportedFailure(messages.lossless_broken(run.name, q))
-
-
-def _size_limit(run: StrategyRun, q: QualityReport, options: Options) -> None:
-    if q.max_chunk_size is None:
-        pytest.skip(messages.no_size_limit(run.name, q))
-    if q.over_limit:
-        raise ReportedFailure(messages.size_limit_broken(run.name, q))
-
-
-def _token_window(run: StrategyRun, q: QualityReport, options: Options) -> None:
-    if not q.fits_window:
-        pytest.skip(messages.no_window_promise(run.name, q))
-    if q.over_window:
-        raise ReportedFailure(messages.window_broken(run.name, q))
-
-
-def _fallback(run: StrategyRun, q: QualityReport, options: Options) -> None:
-    facts, limit = run.facts, options.max_fallback
-    share = len(facts.fallbacks) / facts.files_handled if facts.files_handled else 0.0
-    if share > limit:
-        raise ReportedFailure(messages.fallback_exceeded(run.name, facts, share, limit))
-
-
-def _parse_errors(run: StrategyRun, q: QualityReport, options: Options) -> None:
-    from pytest_chunkeval.scoring.quality import parse_errors
-
-    pe = parse_errors(run.facts.strategy_stats, run.facts.files_handled)
-    if not pe.parses:
-        pytest.skip(messages.parses_nothing(run.name))
-    if pe.share > options.max_parse_errors:
-        raise ReportedFailure(messages.parse_errors_exceeded(run.name, pe, options.max_parse_errors))
-
-
-@dataclass(frozen=True)
-class QualityCheck:
-    """One check of a strategy's chunks against its own declarations: it skips (nothing declared), fails
-    (:class:`ReportedFailure`) or returns (kept); ``kind`` is what its failure is for the verdict."""
-
-    judge: Callable[[StrategyRun, QualityReport, Options], None]
-    kind: FailureKind = "quality"
-
-
-#: The quality checks, by item name (``quality[<name>]``), in the order their items are collected.
-QUALITY: dict[str, QualityCheck] = {
-    "lossless": QualityCheck(_lossless),
-    "size-limit": QualityCheck(_size_limit),
-    "token-window": QualityCheck(_token_window),
-    "fallback": QualityCheck(_fallback, kind="fallback"),
-    "parse-errors": QualityCheck(_parse_errors, kind="parse"),
-}
-QUALITY_CHECKS = tuple(QUALITY)
 
 
 class QualityItem(EvalItem):
@@ -404,27 +323,26 @@ class GateItem(EvalItem):
     def runtest(self) -> None:
         from pytest_chunkeval.judges.gates import GATE_METRIC
 
-        state = state_of(self)
-        node = self.strategy_node
-        baseline = state.options.baseline
-        regs = state.catalog.load_strategies()
-        if baseline not in regs:
-            raise ReportedFailure(f"baseline strategy {baseline!r} is not registered; gates compare against it")
+        state, node = state_of(self), self.strategy_node
         run = self.evaluation()
-        base = state.head.evaluator().run(node.suite, regs[baseline], state.catalog.strategy(regs[baseline]), node.mode)
-        if base.skipped:
-            pytest.skip(f"baseline {baseline} was skipped on this suite: {base.skipped}")
-        if base.failed:
-            raise ReportedFailure(f"baseline {baseline} failed to build on this suite: {base.failed}")
-        k, t = state.options.k, state.options.thresholds
+        baseline, base = state.options.baseline, state.judgements.baseline(node.suite, node.mode)
+        if base is None:
+            raise ReportedFailure(messages.baseline_not_registered(baseline))
+        if isinstance(base, Failed):
+            if base.cause != "build":  # said in full by the baseline's own items; here, as it came
+                raise base.error
+            raise ReportedFailure(messages.baseline_failed(baseline, base.reason))
+        if base.run.skipped:
+            pytest.skip(messages.baseline_skipped(baseline, base.run.skipped))
         # The run's one judgement of this result: the report's gates and the summary's gates column read it too.
-        judged = state.judgements.against_baseline(node.suite, run, base)
+        judged = state.judgements.against_baseline(node.suite, run, base.run)
         result = next(g for g in (judged and judged.gates) or () if g.name == self.gate)
         if not result.passed:
-            against = baseline if node.name == node_id(node.reg.name) else f"{baseline}[{node.mode}]"
-            metric = metric_key(GATE_METRIC[self.gate], k) if self.gate in GATE_METRIC else None
-            raise ReportedFailure(messages.gate_failure(node.name, self.gate, against, result.detail, metric=metric,
-                                                        mode=t.mode, candidate=run.outcomes, baseline=base.outcomes))
+            against = messages.gate_against(baseline, node.mode, labelled=node.name != node_id(node.reg.name))
+            metric = metric_key(GATE_METRIC[self.gate], state.options.k) if self.gate in GATE_METRIC else None
+            raise ReportedFailure(messages.gate_failure(
+                node.name, self.gate, against, result.detail, metric=metric, mode=state.options.thresholds.mode,
+                candidate=run.outcomes, baseline=base.run.outcomes))
 
 
 class ComparisonItem(EvalItem):
@@ -438,23 +356,20 @@ class ComparisonItem(EvalItem):
         return self.kind
 
     def runtest(self) -> None:
-        from pytest_chunkeval.run.base_ref import BaseRefError
-
-        state = state_of(self)
-        node = self.strategy_node
-        run = self.evaluation()
-        try:
-            cmp = state.judgements.comparison(node.suite, node.reg.name, run)
-        except (BaseRefError, ValueError) as exc:  # no base to compare with: said once, in full
-            first = state.base.failure_reported_by(self.nodeid)
-            if first is not None:  # said once in full, at the first item; the rest point there
-                raise ReportedFailure(f"the base could not be evaluated: see {first}") from None
-            raise ReportedFailure(str(exc)) from None
+        state, node = state_of(self), self.strategy_node
+        cmp = state.judgements.comparison(node.suite, node.reg.name, self.evaluation(), self.nodeid)
+        if isinstance(cmp, Failed):  # no base to compare with
+            self.fail_with(cmp)
         if cmp.status in ("new", "removed", "skipped"):
-            pytest.skip(f"{node.reg.name}: no comparison ({cmp.status}: {cmp.reason})")
+            pytest.skip(messages.no_comparison(node.reg.name, cmp.status, cmp.reason))
         if cmp.failed:
             o = state.options
             raise ReportedFailure(messages.comparison_failure(
-                cmp, against=f"base {o.base}" if state.base.comparing == "base" else str(o.compare), k=o.k,
-                tolerance=o.regression_tolerance, alpha=o.regression_alpha, correction=o.regression_correction,
+                cmp, against=messages.compared_with(o.base, o.compare), k=o.k, tolerance=o.regression_tolerance,
+                alpha=o.regression_alpha, correction=o.regression_correction,
                 family_size=state.judgements.family()[1], size_increase=o.regression_size_increase))
+
+
+def comparison_name(state: RunState) -> str:
+    """The name of a strategy's comparison item: against a git ref, or against a stored report."""
+    return "vs-base" if state.base.comparing == "base" else "regression"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
@@ -20,12 +21,24 @@ from pytest_chunkeval.run.library_warnings import tolerant
 from pytest_chunkeval.settings.flags import output_only_flags
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.judges.verdict import FailureKind
+    from pytest_chunkeval.judges.judged_run import Verdict
+    from pytest_chunkeval.judges.verdict import Failure, FailureKind
     from pytest_chunkeval.output.report import Summary
     from pytest_chunkeval.run.state import RunState
 
 #: Its name among the run's plugins (never blocked: its verdict decides the run's exit status).
 PLUGIN_NAME = "chunkeval-outputs"
+
+
+def verdict(summary: Summary | None, failures: list[Failure], accept: str | None = None, notes: Sequence[str] = (),
+            node_part: Callable[[str], str] = str) -> Verdict:
+    """The run's verdict as it is shown: judged (:func:`~pytest_chunkeval.judges.verdict.judge`), then worded
+    (:func:`~pytest_chunkeval.output.verdict_text.worded`, with ``accept`` the command that records misses and
+    ``notes`` the run's own)."""
+    from pytest_chunkeval.judges.verdict import judge
+    from pytest_chunkeval.output.verdict_text import ACCEPT, worded
+
+    return worded(judge(summary, failures, node_part), ACCEPT if accept is None else accept, notes)
 
 
 class FailedItem(NamedTuple):
@@ -67,7 +80,7 @@ class SessionOutputs:
         """Judge the verdict and write every output the options ask for. A lost output file fails a run that
         passed, and so does a run with no verdict. First of the session's finishers, so that every other plugin
         reads the exit status the verdict set; the terminal reporter prints its summary after all of them."""
-        from pytest_chunkeval.judges.verdict import Failure, judge
+        from pytest_chunkeval.judges.verdict import Failure
         from pytest_chunkeval.output.escape import node_id
         from pytest_chunkeval.output.outputs import write_outputs
         from pytest_chunkeval.output.report import build_report
@@ -82,8 +95,8 @@ class SessionOutputs:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
         failures = [Failure(item.nodeid, item.kind, item.first_line) for item in self.failed_items]
-        summary.verdict = judge(summary, failures, accept=self.accept_command(), notes=self._miss_notes(),
-                                node_part=node_id)  # the items' ids hold their names so escaped
+        summary.verdict = verdict(summary, failures, accept=self.accept_command(), notes=self._miss_notes(),
+                                  node_part=node_id)  # the items' ids hold their names so escaped
         self.summary = summary  # the verdict is printed whatever happens to the files below
         # Only a run that went through writes the report, Markdown, chart and accepted misses; an interrupted or
         # broken one leaves the earlier report as it was and writes what it has beside it, marked incomplete.

@@ -6,9 +6,12 @@ hands values between them.
 
 - :mod:`.context` — one model's options, label and output, fixed: every part of that model's state is built with it;
 - :mod:`.catalog` — what the run evaluates: its suites and strategies, found, checked and built once;
-- :mod:`.head_side` — this run's own evaluation: the evaluator, its cache folder, the evaluations that failed;
+- :mod:`.head_side` — this run's own evaluation: the evaluator, its cache folder, and the one method items ask for
+  an evaluation through;
 - :mod:`.base_side` — what the run compares with: a git ref's evaluation or a stored report, and whether it is
   comparable;
+- :mod:`.failures` — what an item gets back (an evaluation, or a failure with the item that reports it in full),
+  and the one place the run's failures are kept;
 - :mod:`.judgements` — every judgement made once: against the baseline (gates) and against the base (the family);
 - :mod:`.ledger` — the accepted-misses records and this run's outcomes against them;
 - :mod:`.exchange` — pytest-xdist: what a worker sends and what the controller merges;

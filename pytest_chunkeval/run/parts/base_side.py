@@ -1,11 +1,12 @@
 """What a run compares with: a git ref evaluated here (``--chunkeval-base``) or a stored report
-(``--chunkeval-compare``), read once, and whether it was made like this run."""
+(``--chunkeval-compare``), read once, and whether it was made like this run. Items ask through one method,
+:meth:`BaseSide.refusal`, which answers with a value: nothing (there is a base), or the failure that stops every
+comparison, kept with the run's other failures (:mod:`.failures`) so one item says it in full."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.core.grid import grid_text
-from pytest_chunkeval.output.escape import log_text
 from pytest_chunkeval.run.parts.context import ModelContext, ModelPart
 
 if TYPE_CHECKING:
@@ -13,8 +14,13 @@ if TYPE_CHECKING:
     from pytest_chunkeval.results.typed import SuiteResult
     from pytest_chunkeval.run.base_ref import BaseEvaluation, BaseRefError
     from pytest_chunkeval.run.parts.catalog import Catalog
+    from pytest_chunkeval.run.parts.failures import Failed
     from pytest_chunkeval.run.parts.head_side import HeadSide
     from pytest_chunkeval.settings.options import Options
+
+
+#: The scope the base's failure is kept under (one base per run, one report of its failure).
+BASE = "base"
 
 
 class BaseSide(ModelPart):
@@ -30,7 +36,6 @@ class BaseSide(ModelPart):
         self._suites: dict[str, SuiteResult] | None = None  # suite key -> SuiteResult on the base side
         self._info: dict[str, Any] | None = None
         self._comparable: tuple[str, list[str]] | None = None  # (refusal message or "", fields the base lacks)
-        self._failure_item: str | None = None  # the item that reported a failed base in full
 
     @property
     def comparing(self) -> str | None:
@@ -100,6 +105,7 @@ class BaseSide(ModelPart):
         if self._comparable is None:
             from pytest_chunkeval.core.model_files import hub_revision
             from pytest_chunkeval.output.report import run_identity
+            from pytest_chunkeval.output.usage import not_comparable
             from pytest_chunkeval.results.comparable import differences, of_report
 
             report = self.evaluation().report if self.comparing == "base" else self.previous()
@@ -114,13 +120,8 @@ class BaseSide(ModelPart):
             base = {key: {"hash": e.get("corpus_hash"), "files": e.get("corpus_files")}
                     for key, e in (report.get("suites") or {}).items()}
             found, unchecked = differences(ours, of_report(report), head, base)
-            what = (f"--chunkeval-base {self.options.base}" if self.comparing == "base"
-                    else f"--chunkeval-compare {self.options.compare}")
-            self._comparable = (
-                f"{what} was not made like this run, so no number of it is compared with this run's "
-                "(evaluate both sides with the same settings and corpus):\n"
-                + "\n".join(f"  {log_text(d)}" for d in found)  # a suite or a file that differs, named on one line
-                if found else "", unchecked)
+            self._comparable = (not_comparable(found, self.options.base, self.options.compare) if found else "",
+                                unchecked)
         message, unchecked = self._comparable
         if message:
             raise ValueError(message)
@@ -151,13 +152,19 @@ class BaseSide(ModelPart):
         finished = self.finished() if self.comparing == "base" else None
         return finished.info() if finished is not None else None
 
-    def failure_reported_by(self, nodeid: str) -> str | None:
-        """The item that reported a base that cannot be compared with, in full: None when ``nodeid`` is the first
-        to ask (it reports it; every later item points there)."""
-        if self._failure_item is None:
-            self._failure_item = nodeid
-            return None
-        return self._failure_item
+    def refusal(self, asker: str) -> Failed | None:
+        """None when there is a base to compare with (evaluated or read here, once, and made like this run); else
+        why not, as the failure every comparison item meets: ``asker``, when the first, reports it in full."""
+        from pytest_chunkeval.run.base_ref import BaseRefError
+
+        failures = self.head.failures
+        if BASE not in failures:
+            try:
+                self.suites()
+                return None
+            except (BaseRefError, ValueError) as exc:
+                failures.keep(BASE, "base", exc)
+        return failures.asked(BASE, BASE, asker)
 
     def ranked(self, suite: GoldenSuite, name: str, query_id: str,
                mode: str | None = None) -> tuple[str, int | None] | None:
@@ -175,8 +182,10 @@ class BaseSide(ModelPart):
         before = base.queries.get(query_id)
         if before is not None and (before.text, before.relevant) != (spec.text, tuple(spec.relevant)):
             return None  # another question or other relevant items there: no comparable rank
-        where = f"on base {self.options.base}" if self.comparing == "base" else f"in {self.options.compare}"
-        return where, result.queries[query_id].hit_rank(tuple(spec.relevant))
+        from pytest_chunkeval.output.messages import base_where
+
+        rank = result.queries[query_id].hit_rank(tuple(spec.relevant))
+        return base_where(self.options.base, self.options.compare), rank
 
     def rank(self, suite: GoldenSuite, name: str, query_id: str, mode: str | None = None) -> str | None:
         """'on base main: rank 3' / '…: not in the top 10' (see :meth:`ranked`)."""

@@ -1,4 +1,5 @@
-"""What a run evaluates: its golden suites and its strategies, found, checked and built once."""
+"""What a run evaluates: its golden suites and its strategies, found, checked and built once. What the checks find
+is said in words by :mod:`pytest_chunkeval.output.usage`."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from pytest_chunkeval.chunking.strategy_files import discover_suites
 from pytest_chunkeval.core.golden import GoldenSuite, load_golden
+from pytest_chunkeval.output import usage
 from pytest_chunkeval.run.parts.context import ModelContext, ModelPart
 
 if TYPE_CHECKING:
@@ -47,25 +49,15 @@ class Catalog(ModelPart):
         looked and how to fix it; else the notes to print (replaced strategies)."""
         o = self.options
         if not self.suite_paths():
-            where = ", ".join(o.golden_patterns) or "(no patterns)"
-            raise ValueError(
-                f"--chunkeval found no golden suite: looked for {where} under {o.rootdir} (ini chunkeval_golden). "
-                "Make one with `chunkeval init` (suites, settings and a CI workflow for this repository) or "
-                "`chunkeval golden from-docs SRC golden/NAME`, or name one with --chunkeval-golden=PATH"
-            )
+            raise ValueError(usage.no_golden_suite(o.golden_patterns, o.rootdir))
         found = self.strategy_set()
         if not found.available:
-            raise ValueError(
-                "--chunkeval found no strategy: none is registered by an installed package (entry-point group "
-                f"pytest_chunkeval.strategies), the ini's chunkeval_grammar / chunkeval_grammar_config, or "
-                f"{o.strategies_dir} (ini chunkeval_strategies_dir); reinstall pytest-chunkeval or add a strategy file"
-            )
+            raise ValueError(usage.no_strategy(o.strategies_dir))
         problems = self._selection_problems(found)
         if problems:
             raise ValueError("\n".join(problems))
         later = found.left_for_request(o.strategy_names, o.grid)
-        extra = [f"run on request, not in this run: {', '.join(later)} (name them, or --chunkeval-strategies=all "
-                 "for every strategy)"] if later else []
+        extra = [usage.on_request(later)] if later else []
         return [*found.notes, *extra]
 
     def _selection_problems(self, found: StrategySet) -> list[str]:
@@ -74,32 +66,28 @@ class Catalog(ModelPart):
         problems = []
         folders = [n for n in o.strategy_names if n not in found.available and (o.rootdir / n).is_dir()]
         if folders:  # the setting's name before it selected strategies by name
-            problems.append(f"--chunkeval-strategies / ini chunkeval_strategies names the strategies to run, and "
-                            f"{', '.join(folders)} is a folder: name the folder of strategy files with ini "
-                            "chunkeval_strategies_dir")
+            problems.append(usage.strategies_are_folders(folders))
         else:
             try:
                 found.select(o.strategy_names, "", {})
             except ValueError as exc:
-                problems.append(f"--chunkeval-strategies / ini chunkeval_strategies: {exc}")
+                problems.append(usage.setting_problem(usage.STRATEGIES, exc))
         selected = not problems
         try:
             names = found.labels(o.grid)
         except ValueError as exc:
-            raise ValueError(f"--chunkeval-grid / ini chunkeval_grid: {exc}") from None
+            raise ValueError(usage.setting_problem(usage.GRID, exc)) from None
         if o.baseline not in names:
             points = [n for n in names if n not in found.available]
-            problems.append(f"--chunkeval-baseline / ini chunkeval_baseline: unknown strategy {o.baseline!r}; "
-                            f"{found.known()}" + (f"; grid points: {', '.join(points)}" if points else ""))
+            problems.append(usage.unknown_baseline(o.baseline, found.known(), points))
         elif selected:
             try:
                 found.select(o.strategy_names, o.baseline, o.grid)
             except ValueError as exc:
-                problems.append(f"--chunkeval-baseline / ini chunkeval_baseline: {exc}")
+                problems.append(usage.setting_problem(usage.BASELINE, exc))
         unknown = [n for n in o.gate_candidates if n != "all" and n not in names]
         if unknown:
-            problems.append(f"--chunkeval-gate / ini chunkeval_gate_candidates: unknown strategy "
-                            f"{', '.join(map(repr, unknown))}; {found.known()} (or all)")
+            problems.append(usage.unknown_gate_candidates(unknown, found.known()))
         return problems
 
     def suite_paths(self) -> list[Path]:

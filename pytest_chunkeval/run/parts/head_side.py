@@ -1,14 +1,19 @@
-"""This run's own evaluation: the evaluator (embedder, index store, caches, engine), built on first use."""
+"""This run's own evaluation: the evaluator (embedder, index store, caches, engine), built on first use, and the one
+method items ask for an evaluation through, :meth:`HeadSide.evaluation`, which answers with a value (an evaluation or
+a failure, :mod:`.failures`) and keeps every failure in one place."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.run.parts.context import ModelContext, ModelPart
+from pytest_chunkeval.run.parts.failures import Evaluated, Failed, Failures
 from pytest_chunkeval.run.parts.progress import LineProgress
 
 if TYPE_CHECKING:
-    from pytest_chunkeval.evaluation.evaluate import Evaluator
+    from pytest_chunkeval.chunking.contract import Contract, Registration
+    from pytest_chunkeval.core.golden import GoldenSuite
+    from pytest_chunkeval.evaluation.evaluate import BuildFailed, Evaluator
     from pytest_chunkeval.results.typed import SuiteResult
     from pytest_chunkeval.retrieval.remote import Remote
 
@@ -23,12 +28,13 @@ EvalKey = tuple[Path, str, str]
 
 class HeadSide(ModelPart):
     """The evaluator of one run (of one model), imported and built only when an item first evaluates: it pulls
-    numpy and the LanceDB helpers."""
+    numpy and the LanceDB helpers. It holds the run's :class:`~.failures.Failures` too (the base side keeps the
+    base's there), since every failure an item meets is met through it."""
 
     def __init__(self, context: ModelContext) -> None:
         super().__init__(context)
         self._evaluator: Evaluator | None = None
-        self._failed: dict[EvalKey, str] = {}  # evaluation -> the item that reported its failure in full
+        self.failures = Failures()  # every failed evaluation (and the base's), with the item that reports it
 
     def cache_dir(self) -> Path:
         """The cache folder (``chunkeval_cache_dir``), created on first use with a ``.gitignore`` that ignores all of
@@ -89,13 +95,39 @@ class HeadSide(ModelPart):
         """Whether anything was evaluated (an xdist controller, or a run whose items were all deselected: no)."""
         return self._evaluator is not None and bool(self._evaluator.runs)
 
-    def failure(self, key: EvalKey) -> str | None:
-        """The item that reported the failure of evaluation ``key`` in full, if it failed."""
-        return self._failed.get(key)
+    def evaluation(self, suite: GoldenSuite, reg: Registration, mode: str, contract: Contract | BuildFailed,
+                   asker: str | None = None) -> Evaluated | Failed:
+        """``reg`` on ``suite`` searched with ``mode``: evaluated once (``contract``: the built strategy, or why it
+        could not be built), or how it failed. ``asker`` is the item that asks: the first item to meet a failure
+        reports it in full; a judgement (no asker) never claims one."""
+        path = suite.path.resolve()
+        key: EvalKey = (path, reg.name, mode)
+        if key not in self.failures and (path, reg.name) not in self.failures:
+            try:
+                if not isinstance(contract, BaseException):
+                    return Evaluated(self.evaluator().run(suite, reg, contract, mode))
+                self._keep(suite, reg.name, mode, contract)
+            except Exception as exc:
+                self._keep(suite, reg.name, mode, exc)
+        scope = key if key in self.failures else (path, reg.name)
+        return self.failures.asked(scope, (path, reg.name) if self.failures.cause(scope) == "build" else key, asker)
 
-    def failed(self, key: EvalKey, nodeid: str) -> None:
-        """Item ``nodeid`` reported evaluation ``key`` failing: every later item of it points there."""
-        self._failed[key] = nodeid
+    def _keep(self, suite: GoldenSuite, name: str, mode: str, exc: Exception) -> None:
+        """A failed evaluation, kept: a build that made no index fails every mode (each mode's row says
+        "failed"); a failure before the index was built is every mode's too (no mode builds it again); a failed
+        search is its mode's alone."""
+        from pytest_chunkeval.evaluation.evaluate import BuildFailed
+        from pytest_chunkeval.retrieval.remote import EmbedderError
+
+        path = suite.path.resolve()
+        if isinstance(exc, BuildFailed):
+            for each in self.options.retrieval_modes:
+                self.evaluator().fail(suite, name, each, str(exc))
+            self.failures.keep((path, name), "build", exc)
+            return
+        built = self._evaluator is not None and self._evaluator.built(suite, name)
+        self.failures.keep((path, name, mode) if built else (path, name),
+                           "model" if isinstance(exc, EmbedderError) else "error", exc)
 
     def close(self) -> None:
         """Release what the evaluation started (a Ray cluster of --chunkeval-engine ray)."""

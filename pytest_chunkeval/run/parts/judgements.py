@@ -1,6 +1,8 @@
 """Every judgement of a run, made once and kept: each result against the baseline (what the gate items judge) and
 each compared strategy against the base (one family, p adjusted across it). Items, the summary and the report read
-the same values."""
+the same values. The baseline a gate item judges against (:meth:`Judgements.baseline`) and the base a comparison item
+needs (:meth:`Judgements.comparison`) are asked for here, of the head and base sides, so the items only report what
+they get back: a value, or a typed failure."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from pytest_chunkeval.results.typed import SuiteResult
     from pytest_chunkeval.run.parts.base_side import BaseSide
     from pytest_chunkeval.run.parts.catalog import Catalog
+    from pytest_chunkeval.run.parts.failures import Evaluated, Failed
     from pytest_chunkeval.run.parts.head_side import HeadSide
 
 #: (suite key, row label): one result of the run.
@@ -40,6 +43,14 @@ class Judgements(ModelPart):
         self._against: dict[RowKey, AgainstBaseline] = {}  # judged by a gate item, read again by the summary
 
     # -- against the baseline ---------------------------------------------------------------------------------
+    def baseline(self, suite: GoldenSuite, mode: str) -> Evaluated | Failed | None:
+        """The baseline on ``suite`` searched with ``mode``, evaluated as its own items would (None when it is not
+        registered); a strategy that cannot be built raises here, as it does at collection."""
+        reg = self.catalog.load_strategies().get(self.options.baseline)
+        if reg is None:
+            return None
+        return self.head.evaluation(suite, reg, mode, self.catalog.strategy(reg))
+
     def against_baseline(self, suite: GoldenSuite, run: StrategyRun, base: StrategyRun) -> AgainstBaseline | None:
         """``run`` against ``base``, the baseline's run searched the same way: judged once per (suite, row label)
         and kept, so the gate items and every output read the same value."""
@@ -94,14 +105,19 @@ class Judgements(ModelPart):
     def _compared_heads(self) -> dict[str, SuiteResult]:
         """The results of every compared (suite, strategy, mode) that could be evaluated, evaluated as the items
         would. One strategy's failed build must not become every other strategy's comparison error."""
+        from pytest_chunkeval.run.parts.failures import Evaluated
+
         catalog = self.catalog
         by_suite: dict[Path, tuple[GoldenSuite, dict[str, StrategyRun]]] = {}
         for suite, reg, mode in self._compared_runs:
+            # A strategy that did not build: its own items say why (the head side keeps the failure for them), and
+            # the others are compared without it.
             try:
-                run = self.head.evaluator().run(suite, reg, catalog.strategy(reg), mode)
-            except Exception:  # noqa: BLE001 - a strategy that did not build: its own items say why (the evaluator
-                continue  # keeps the error for them), and the others are compared without it
-            by_suite.setdefault(suite.path.resolve(), (suite, {}))[1][catalog.label(reg.name, mode)] = run
+                got = self.head.evaluation(suite, reg, mode, catalog.strategy(reg))
+            except Exception:  # noqa: BLE001 - one that cannot be constructed: its build item says why
+                continue
+            if isinstance(got, Evaluated):
+                by_suite.setdefault(suite.path.resolve(), (suite, {}))[1][catalog.label(reg.name, mode)] = got.run
         return {catalog.suite_key(suite): self.head_suite(suite, runs) for suite, runs in by_suite.values()}
 
     def head_suite(self, suite: GoldenSuite, runs: dict[str, StrategyRun]) -> SuiteResult:
@@ -113,9 +129,17 @@ class Judgements(ModelPart):
         head.strategies = {label: StrategyResult.from_run(run, key, label) for label, run in runs.items()}
         return head
 
-    def comparison(self, suite: GoldenSuite, name: str, run: StrategyRun) -> StrategyComparison:
+    def comparison(self, suite: GoldenSuite, name: str, run: StrategyRun,
+                   asker: str) -> StrategyComparison | Failed:
         """``name`` searched with ``run.mode`` against the same strategy and mode on the base side, as the family
-        decided it."""
+        decided it; or the failure that stops every comparison (no base to compare with), which ``asker``, when the
+        first to meet it, reports in full."""
+        if self._family is None:
+            heads = self._compared_heads()  # the family's heads are evaluated before the base is
+            refused = self.base.refusal(asker)
+            if refused is not None:
+                return refused
+            self.family(heads)
         label = self.catalog.label(name, run.mode or self.options.retrieval_modes[0])
         return self.family()[0][self.catalog.suite_key(suite)].strategies[label]
 
