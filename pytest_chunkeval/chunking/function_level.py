@@ -43,8 +43,8 @@ from typing import Any
 from pytest_chunkeval.chunking.ast.languages import LanguageSpec
 from pytest_chunkeval.chunking.ast.split import Splitter, fold_small, line_spans
 from pytest_chunkeval.chunking.ast.tree import ParseTimeout, SyntaxTree, kind_of, name_getter, parse
-from pytest_chunkeval.chunking.contract import PARSE_ERROR_LINES, ErrorLines, Strategy, note_error_lines
 from pytest_chunkeval.chunking.sizing import SpanSizer, check_unit, span_sizer
+from pytest_chunkeval.chunking.strategy_base import PARSE_ERROR_LINES, ErrorLines, Strategy, note_error_lines
 from pytest_chunkeval.core.chunk import Chunk
 
 ENGINE_VERSION = "1"

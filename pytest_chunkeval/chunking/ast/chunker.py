@@ -19,8 +19,8 @@ from typing import Any
 from pytest_chunkeval.chunking.ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec
 from pytest_chunkeval.chunking.ast.split import Span, Splitter, fold_small, line_spans
 from pytest_chunkeval.chunking.ast.tree import Node, ParseTimeout, SyntaxTree, kind_of, name_getter, parse
-from pytest_chunkeval.chunking.contract import WINDOW, ErrorLines, Strategy, note_error_lines
 from pytest_chunkeval.chunking.sizing import TokenModel, check_unit, default_tokens, nonws_len, span_sizer, text_size
+from pytest_chunkeval.chunking.strategy_base import WINDOW, ErrorLines, Strategy, note_error_lines
 from pytest_chunkeval.core.chunk import Chunk
 
 ENGINE_VERSION = "1"
@@ -225,7 +225,7 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
     table; ``language`` forces one. Unknown languages are cut by lines (counted as ``fallback_files``).
 
     ``errors``, when given, gets ``path``'s ERROR/MISSING regions as line ranges if it did not parse cleanly (see
-    :func:`~pytest_chunkeval.chunking.contract.note_error_lines`).
+    :func:`~pytest_chunkeval.chunking.strategy_base.note_error_lines`).
     """
     check_unit(size_unit)
     policy = _policy(merge, chunk_by_node_type)
