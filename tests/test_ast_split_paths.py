@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from pytest_chunkeval.chunking.ast import chunker as ast_chunker
-from pytest_chunkeval.chunking.ast.split import _ERROR_ENTRY, Span, Splitter, fold_small, line_spans
+from pytest_chunkeval.chunking.ast.kind_table import ERROR_ENTRY
+from pytest_chunkeval.chunking.ast.spans import Span, line_spans
+from pytest_chunkeval.chunking.ast.split import Splitter, fold_small
 from pytest_chunkeval.chunking.ast.tree import kind_of, parse, resolve_language
 from pytest_chunkeval.chunking.sizing import span_sizer
 from pytest_chunkeval.core.chunk import Chunk
@@ -134,7 +136,7 @@ def test_table_kinds_are_kind_of(path: Path) -> None:
     stack = [tree.raw_tree.root_node]
     while stack:
         node = stack.pop()
-        entry = sp.symbols.get(node.kind_id, _ERROR_ENTRY)
+        entry = sp.symbols.get(node.kind_id, ERROR_ENTRY)
         assert sp._kind(node, entry[2]) == kind_of(tree.spec, node, data), node.type
         stack.extend(node.children)
     for max_size in (1000, 200, 60):

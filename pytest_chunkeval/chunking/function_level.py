@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_chunkeval.chunking.ast.languages import LanguageSpec
-from pytest_chunkeval.chunking.ast.split import Splitter, fold_small, line_spans
+from pytest_chunkeval.chunking.ast.spans import line_spans
+from pytest_chunkeval.chunking.ast.split import Splitter, fold_small
 from pytest_chunkeval.chunking.ast.tree import ParseTimeout, SyntaxTree, kind_of, name_getter, parse
 from pytest_chunkeval.chunking.sizing import SpanSizer, check_unit, span_sizer
 from pytest_chunkeval.chunking.strategy_base import PARSE_ERROR_LINES, ErrorLines, Strategy, note_error_lines
@@ -533,7 +534,7 @@ class FunctionLevelChunker(Strategy):
     def source_files(self) -> list[Path]:
         """The language table, the tree view, the splitter and the sizing rules decide the chunks too."""
         from pytest_chunkeval.chunking import sizing
-        from pytest_chunkeval.chunking.ast import languages, tree
+        from pytest_chunkeval.chunking.ast import kind_table, languages, spans, tree
         from pytest_chunkeval.chunking.ast import split as ast_split
 
-        return [Path(m.__file__) for m in (languages, tree, ast_split, sizing) if m.__file__]
+        return [Path(m.__file__) for m in (languages, tree, kind_table, spans, ast_split, sizing) if m.__file__]
