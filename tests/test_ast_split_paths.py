@@ -17,9 +17,10 @@ import pytest
 
 from pytest_chunkeval.chunking.ast import chunker as ast_chunker
 from pytest_chunkeval.chunking.ast.kind_table import ERROR_ENTRY
+from pytest_chunkeval.chunking.ast.parsing import parse, resolve_language
 from pytest_chunkeval.chunking.ast.spans import Span, line_spans
 from pytest_chunkeval.chunking.ast.split import Splitter, fold_small
-from pytest_chunkeval.chunking.ast.tree import kind_of, parse, resolve_language
+from pytest_chunkeval.chunking.ast.tree import kind_of
 from pytest_chunkeval.chunking.sizing import span_sizer
 from pytest_chunkeval.core.chunk import Chunk
 

@@ -43,8 +43,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_chunkeval.chunking.ast.languages import LanguageSpec
+from pytest_chunkeval.chunking.ast.parsing import ParseTimeout, parse
 from pytest_chunkeval.chunking.ast.spans import line_spans
-from pytest_chunkeval.chunking.ast.tree import ParseTimeout, SyntaxTree, parse
+from pytest_chunkeval.chunking.ast.tree import SyntaxTree
 from pytest_chunkeval.chunking.function_finder import FunctionFinder
 from pytest_chunkeval.chunking.function_packer import Packer, Piece, bump
 from pytest_chunkeval.chunking.sizing import SpanSizer, check_unit, span_sizer
@@ -215,8 +216,8 @@ class FunctionLevelChunker(Strategy):
         """The finder and the packer, the language table, the tree view, the splitter and the sizing rules decide
         the chunks too."""
         from pytest_chunkeval.chunking import function_finder, function_packer, sizing
-        from pytest_chunkeval.chunking.ast import kind_table, languages, spans, tree
+        from pytest_chunkeval.chunking.ast import kind_table, languages, parsing, spans, tree
         from pytest_chunkeval.chunking.ast import split as ast_split
 
-        return [Path(m.__file__) for m in (function_finder, function_packer, languages, tree, kind_table, spans,
-                                           ast_split, sizing) if m.__file__]
+        return [Path(m.__file__) for m in (function_finder, function_packer, languages, parsing, tree, kind_table,
+                                           spans, ast_split, sizing) if m.__file__]

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_chunkeval.chunking.ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec
+from pytest_chunkeval.chunking.ast.parsing import ParseTimeout, parse
 from pytest_chunkeval.chunking.ast.spans import Span, line_spans
 from pytest_chunkeval.chunking.ast.split import Splitter, fold_small
-from pytest_chunkeval.chunking.ast.tree import Node, ParseTimeout, SyntaxTree, kind_of, name_getter, parse
+from pytest_chunkeval.chunking.ast.tree import Node, SyntaxTree, kind_of, name_getter
 from pytest_chunkeval.chunking.sizing import TokenModel, check_unit, default_tokens, nonws_len, span_sizer, text_size
 from pytest_chunkeval.chunking.strategy_base import WINDOW, ErrorLines, Strategy, note_error_lines
 from pytest_chunkeval.core.chunk import Chunk
@@ -419,7 +420,8 @@ class AstChunker(Strategy):
     def source_files(self) -> list[Path]:
         """The engine and the language table decide the chunks, so they feed the index fingerprint."""
         from pytest_chunkeval.chunking import sizing
-        from pytest_chunkeval.chunking.ast import kind_table, languages, spans, tree
+        from pytest_chunkeval.chunking.ast import kind_table, languages, parsing, spans, tree
         from pytest_chunkeval.chunking.ast import split as ast_split
 
-        return [Path(m.__file__) for m in (languages, tree, kind_table, spans, ast_split, sizing) if m.__file__]
+        return [Path(m.__file__) for m in (languages, parsing, tree, kind_table, spans, ast_split, sizing)
+                if m.__file__]
