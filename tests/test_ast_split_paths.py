@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from pytest_chunkeval.chunking.ast import chunker as ast_chunker
+from pytest_chunkeval.chunking.ast import headers as ast_headers
 from pytest_chunkeval.chunking.ast.kind_table import ERROR_ENTRY
 from pytest_chunkeval.chunking.ast.parsing import parse, resolve_language
 from pytest_chunkeval.chunking.ast.spans import Span, line_spans
@@ -83,8 +84,8 @@ def test_header_trimming_matches_plain_loop(path: Path, unit: str, budget: int) 
     assert tree is not None
     sp = Splitter(tree, span_sizer(unit, data, code), 300)
     spans = sp.run()
-    fast = ast_chunker._Headers(str(path), tree, unit, budget, {}, None)
-    plain = ast_chunker._Headers(str(path), tree, unit, budget, {}, None)
+    fast = ast_headers.Headers(str(path), tree, unit, budget, {}, None)
+    plain = ast_headers.Headers(str(path), tree, unit, budget, {}, None)
     plain._line_cost = None  # the reference: re-join and re-measure after every dropped line
     assert fast._line_cost is not None
     for span in spans:
