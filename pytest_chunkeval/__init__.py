@@ -14,22 +14,23 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what mypy and IDEs see; at run time __getattr__ imports each on first use
     from pytest_chunkeval.chunking.ast.chunker import AstChunker, ast_chunk_files, ast_chunks, chunk_code_by_ast
-    from pytest_chunkeval.chunking.contract import WINDOW, ChunkingStrategy, Strategy, registry, strategy
+    from pytest_chunkeval.chunking.contract import registry, strategy
     from pytest_chunkeval.chunking.fixed import FileLevelChunker, FixedSizeChunker, chunk_text
+    from pytest_chunkeval.chunking.strategy_base import WINDOW, ChunkingStrategy, Strategy
     from pytest_chunkeval.core.chunk import Chunk
     from pytest_chunkeval.retrieval.remote import embedder
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
     "Chunk": "pytest_chunkeval.core.chunk",
-    "ChunkingStrategy": "pytest_chunkeval.chunking.contract",
+    "ChunkingStrategy": "pytest_chunkeval.chunking.strategy_base",
     "FileLevelChunker": "pytest_chunkeval.chunking.fixed",
     "FixedSizeChunker": "pytest_chunkeval.chunking.fixed",
-    "Strategy": "pytest_chunkeval.chunking.contract",
+    "Strategy": "pytest_chunkeval.chunking.strategy_base",
     "chunk_text": "pytest_chunkeval.chunking.fixed",
     "registry": "pytest_chunkeval.chunking.contract",
     "strategy": "pytest_chunkeval.chunking.contract",
-    "WINDOW": "pytest_chunkeval.chunking.contract",
+    "WINDOW": "pytest_chunkeval.chunking.strategy_base",
     # Nothing touches tree-sitter until one of these names is used.
     "AstChunker": "pytest_chunkeval.chunking.ast.chunker",
     "ast_chunks": "pytest_chunkeval.chunking.ast.chunker",

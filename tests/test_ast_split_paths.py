@@ -16,8 +16,12 @@ from pathlib import Path
 import pytest
 
 from pytest_chunkeval.chunking.ast import chunker as ast_chunker
-from pytest_chunkeval.chunking.ast.split import _ERROR_ENTRY, Span, Splitter, fold_small, line_spans
-from pytest_chunkeval.chunking.ast.tree import kind_of, parse, resolve_language
+from pytest_chunkeval.chunking.ast import headers as ast_headers
+from pytest_chunkeval.chunking.ast.kind_table import ERROR_ENTRY
+from pytest_chunkeval.chunking.ast.parsing import parse, resolve_language
+from pytest_chunkeval.chunking.ast.spans import Span, line_spans
+from pytest_chunkeval.chunking.ast.split import Splitter, fold_small
+from pytest_chunkeval.chunking.ast.tree import kind_of
 from pytest_chunkeval.chunking.sizing import span_sizer
 from pytest_chunkeval.core.chunk import Chunk
 
@@ -80,8 +84,8 @@ def test_header_trimming_matches_plain_loop(path: Path, unit: str, budget: int) 
     assert tree is not None
     sp = Splitter(tree, span_sizer(unit, data, code), 300)
     spans = sp.run()
-    fast = ast_chunker._Headers(str(path), tree, unit, budget, {}, None)
-    plain = ast_chunker._Headers(str(path), tree, unit, budget, {}, None)
+    fast = ast_headers.Headers(str(path), tree, unit, budget, {}, None)
+    plain = ast_headers.Headers(str(path), tree, unit, budget, {}, None)
     plain._line_cost = None  # the reference: re-join and re-measure after every dropped line
     assert fast._line_cost is not None
     for span in spans:
@@ -134,7 +138,7 @@ def test_table_kinds_are_kind_of(path: Path) -> None:
     stack = [tree.raw_tree.root_node]
     while stack:
         node = stack.pop()
-        entry = sp.symbols.get(node.kind_id, _ERROR_ENTRY)
+        entry = sp.symbols.get(node.kind_id, ERROR_ENTRY)
         assert sp._kind(node, entry[2]) == kind_of(tree.spec, node, data), node.type
         stack.extend(node.children)
     for max_size in (1000, 200, 60):

@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_chunkeval.chunking.contract import WINDOW, resolve
+from pytest_chunkeval.chunking.contract import resolve
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
 from pytest_chunkeval.chunking.sizing import default_tokens, model_tokens
 from pytest_chunkeval.chunking.strategies.fixed_size import fixed_size
+from pytest_chunkeval.chunking.strategy_base import WINDOW
 from pytest_chunkeval.core.model_files import default_model_dir
 from pytest_chunkeval.scoring.quality import check
 

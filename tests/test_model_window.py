@@ -75,7 +75,7 @@ def test_tokenizer_without_tokenizer_json_is_built_from_the_vocabulary(tmp_path:
 
 STRATEGIES = """
     from pytest_chunkeval import AstChunker, FileLevelChunker, strategy
-    from pytest_chunkeval.chunking.contract import WINDOW
+    from pytest_chunkeval.chunking.strategy_base import WINDOW
 
     @strategy
     def file_level():

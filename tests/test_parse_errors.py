@@ -10,10 +10,10 @@ import pytest
 from hand_made_results import KEY, made_summary
 
 from pytest_chunkeval.chunking.ast.chunker import AstChunker, ast_chunks
-from pytest_chunkeval.chunking.contract import MAX_ERROR_REGIONS, PARSE_ERROR_LINES, note_error_lines
 from pytest_chunkeval.chunking.function_level import FunctionLevelChunker
 from pytest_chunkeval.chunking.lark.strategies import EbnfMetadataChunker
 from pytest_chunkeval.chunking.regex_config.chunker import GrammarChunker
+from pytest_chunkeval.chunking.strategy_base import MAX_ERROR_REGIONS, PARSE_ERROR_LINES, note_error_lines
 from pytest_chunkeval.evaluation.build_facts import BuildFacts
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.tables import summary_text

@@ -31,7 +31,8 @@ def test_every_public_name_resolves_after_every_module_of_the_package_is_importe
         "        importlib.import_module('pytest_chunkeval.' + info.name)\n"
         "from pytest_chunkeval import WINDOW, Strategy, strategy\n"
         "import pytest_chunkeval.chunking.contract as contract\n"
-        "print(json.dumps([strategy is contract.strategy, Strategy is contract.Strategy, WINDOW,\n"
+        "import pytest_chunkeval.chunking.strategy_base as strategy_base\n"
+        "print(json.dumps([strategy is contract.strategy, Strategy is strategy_base.Strategy, WINDOW,\n"
         "                  sorted(n for n in pytest_chunkeval.__all__ if type(getattr(pytest_chunkeval, n)).__name__"
         " == 'module')]))\n"
     )

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_chunkeval.chunking.contract import Strategy, resolve
+from pytest_chunkeval.chunking.contract import resolve
 from pytest_chunkeval.chunking.fixed import FixedSizeChunker
 from pytest_chunkeval.chunking.sizing import nonws_len, span_sizer, text_size
+from pytest_chunkeval.chunking.strategy_base import Strategy
 from pytest_chunkeval.core.chunk import line_starts, span_chunk
 from pytest_chunkeval.scoring.quality import check
 

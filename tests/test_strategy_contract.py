@@ -10,9 +10,10 @@ import pytest
 
 import pytest_chunkeval
 from pytest_chunkeval.chunking.ast.chunker import AstChunker
-from pytest_chunkeval.chunking.contract import WINDOW, Registration, Strategy, resolve, strategy
+from pytest_chunkeval.chunking.contract import Registration, resolve, strategy
 from pytest_chunkeval.chunking.regex_config.chunker import GrammarChunker
 from pytest_chunkeval.chunking.sizing import ModelTokens, default_tokens, text_size
+from pytest_chunkeval.chunking.strategy_base import WINDOW, Strategy
 from pytest_chunkeval.core.chunk import Chunk, line_starts, span_chunk
 from pytest_chunkeval.core.model_files import default_model_dir
 from pytest_chunkeval.scoring.quality import check

@@ -7,8 +7,8 @@ for most chunks, so the vector side would never see the rest of them.
 """
 from __future__ import annotations
 
-from pytest_chunkeval.chunking.contract import WINDOW, Strategy
 from pytest_chunkeval.chunking.sizing import check_unit
+from pytest_chunkeval.chunking.strategy_base import WINDOW, Strategy
 from pytest_chunkeval.core.chunk import Chunk, line_starts, span_chunk
 
 

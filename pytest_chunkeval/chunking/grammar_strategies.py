@@ -17,7 +17,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_chunkeval.chunking.contract import WINDOW, Registration
+from pytest_chunkeval.chunking.contract import Registration
+from pytest_chunkeval.chunking.strategy_base import WINDOW
 
 #: kind -> the engine setting that configures it
 LARK_KINDS = ("ebnf_metadata", "ebnf_full")

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_chunkeval.chunking.ast.chunker import ast_chunks
-from pytest_chunkeval.chunking.contract import Strategy
+from pytest_chunkeval.chunking.strategy_base import Strategy
 from pytest_chunkeval.core.chunk import Chunk, line_of, line_starts
 
 

@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_chunkeval.chunking.contract import PARSE_ERROR_LINES, Contract
+from pytest_chunkeval.chunking.contract import Contract
 from pytest_chunkeval.chunking.sizing import default_tokens, nonws_len, text_size
+from pytest_chunkeval.chunking.strategy_base import PARSE_ERROR_LINES
 from pytest_chunkeval.core.chunk import Chunk
 
 TINY_NONWS_CHARS = 50
@@ -195,8 +196,8 @@ def _count(value: Any) -> int:
 
 
 def error_regions(stats: Mapping[str, Any]) -> dict[str, Regions]:
-    """The :data:`~pytest_chunkeval.chunking.contract.PARSE_ERROR_LINES` of a strategy's stats (from a run or a stored
-    report, so any shape is read defensively: a malformed entry is left out, never an exception)."""
+    """The :data:`~pytest_chunkeval.chunking.strategy_base.PARSE_ERROR_LINES` of a strategy's stats (from a run or a
+    stored report, so any shape is read defensively: a malformed entry is left out, never an exception)."""
     raw = stats.get(PARSE_ERROR_LINES)
     out: dict[str, Regions] = {}
     if not isinstance(raw, Mapping):

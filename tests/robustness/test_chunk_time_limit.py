@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from pytest_chunkeval.chunking.boundary import chunk_file
-from pytest_chunkeval.chunking.contract import Strategy, resolve
+from pytest_chunkeval.chunking.contract import resolve
 from pytest_chunkeval.chunking.regex_config.chunker import GrammarChunker
+from pytest_chunkeval.chunking.strategy_base import Strategy
 from pytest_chunkeval.chunking.time_limit import time_limit, usable
 from pytest_chunkeval.core.chunk import Chunk
 

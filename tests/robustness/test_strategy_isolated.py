@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from pytest_chunkeval.chunking.boundary import chunk_file
-from pytest_chunkeval.chunking.contract import Registration, Strategy, resolve
+from pytest_chunkeval.chunking.contract import Registration, resolve
 from pytest_chunkeval.chunking.fixed import FileLevelChunker
 from pytest_chunkeval.chunking.sizing import default_tokens
+from pytest_chunkeval.chunking.strategy_base import Strategy
 from pytest_chunkeval.chunking.strategy_sources import THIS_PACKAGE, packaged, runs_isolated
 from pytest_chunkeval.chunking.worker import IsolatedChunker, available
 from pytest_chunkeval.core.chunk import Chunk

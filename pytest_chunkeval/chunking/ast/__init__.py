@@ -17,18 +17,8 @@ from pytest_chunkeval.chunking.ast.languages import (
     language_for,
     supported_extensions,
 )
-from pytest_chunkeval.chunking.ast.tree import (
-    Context,
-    Node,
-    ParseTimeout,
-    SyntaxTree,
-    kind_of,
-    name_of,
-    parse,
-    parse_bytes,
-    parser_for,
-    resolve_language,
-)
+from pytest_chunkeval.chunking.ast.parsing import ParseTimeout, parse, parse_bytes, parser_for, resolve_language
+from pytest_chunkeval.chunking.ast.tree import Context, Node, SyntaxTree, kind_of, name_of
 
 detect_language = language_for  # the seed's name
 

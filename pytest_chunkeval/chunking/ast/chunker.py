@@ -2,7 +2,8 @@
 
 Where cuts fall is decided in :mod:`.split` on byte spans; this module turns spans into :class:`Chunk`\\ s:
 body text, 1-based lines, byte offsets, node types, symbol names, and (``preserve_context``) a header with the file
-path, the file's imports and the signatures of the enclosing class/module/function a piece was cut from.
+path, the file's imports and the signatures of the enclosing class/module/function a piece was cut from
+(:mod:`.headers`).
 
 Size contract: ``max_chunk_size`` bounds the *whole embedded text*, header included. The header gets at most
 ``max_header_size`` (default a quarter of the maximum) and the body the rest, so with ``size_unit="tokens"``
@@ -16,17 +17,19 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from pytest_chunkeval.chunking.ast.headers import Headers, header_budget
 from pytest_chunkeval.chunking.ast.languages import CONTAINER_KINDS, UNIT_KINDS, LanguageSpec
-from pytest_chunkeval.chunking.ast.split import Span, Splitter, fold_small, line_spans
-from pytest_chunkeval.chunking.ast.tree import Node, ParseTimeout, SyntaxTree, kind_of, name_getter, parse
-from pytest_chunkeval.chunking.contract import WINDOW, ErrorLines, Strategy, note_error_lines
-from pytest_chunkeval.chunking.sizing import TokenModel, check_unit, default_tokens, nonws_len, span_sizer, text_size
+from pytest_chunkeval.chunking.ast.parsing import ParseTimeout, parse
+from pytest_chunkeval.chunking.ast.spans import Span, line_spans
+from pytest_chunkeval.chunking.ast.split import Splitter, fold_small
+from pytest_chunkeval.chunking.ast.tree import SyntaxTree, kind_of, name_getter
+from pytest_chunkeval.chunking.sizing import TokenModel, check_unit, span_sizer, text_size
+from pytest_chunkeval.chunking.strategy_base import WINDOW, ErrorLines, Strategy, note_error_lines
 from pytest_chunkeval.core.chunk import Chunk
 
 ENGINE_VERSION = "1"
 STAT_KEYS = ("files", "chunks", "parse_errors", "error_regions", "fallback_regions", "fallback_files",
              "parse_timeouts", "oversized_leaves", "header_chars", "header_truncated")
-_SIG_MAX = 300
 #: Merge policies (see :mod:`.split`): ``greedy`` merges any siblings while they fit (the cAST recipe);
 #: ``units`` never puts two functions/classes in one chunk but lets the code around them join; ``isolate`` gives
 #: each function/class a chunk of its own and merges only glue with glue (and pieces under the minimum).
@@ -36,100 +39,6 @@ MERGE_POLICIES = ("greedy", "units", "isolate")
 def _bump(stats: dict[str, int] | None, key: str, n: int = 1) -> None:
     if stats is not None:
         stats[key] = stats.get(key, 0) + n
-
-
-def _header_budget(max_chunk_size: int, preserve_context: bool, max_header_size: int | None) -> int:
-    if not preserve_context:
-        return 0
-    budget = max_chunk_size // 4 if max_header_size is None else max_header_size
-    if not 0 <= budget < max_chunk_size:
-        raise ValueError(f"max_header_size must be in [0, max_chunk_size), got {budget}")
-    return budget
-
-
-class _Headers:
-    """Builds bounded headers: path, then imports, then enclosing signatures - trimmed to the budget."""
-
-    def __init__(self, path: str, tree: SyntaxTree | None, unit: str, budget: int, stats: dict[str, int] | None,
-                 model: TokenModel | None) -> None:
-        self.path, self.unit, self.budget, self.stats, self.model = path, unit, budget, stats, model
-        self.specials = (model or default_tokens()).count("") if unit == "tokens" else 0
-        self.imports: list[tuple[int, int, str]] = []
-        if tree is not None and budget > 0:
-            for node in tree.extract_context().imports:
-                self.imports.append((node.start_byte, node.end_byte, node.text.strip()))
-        self.tree = tree
-        self._sigs: dict[int, tuple[Any, str]] = {}  # id(node) -> (node, signature): ctx nodes recur in many chunks
-        # chars and nonws_chars add up line by line, so the trimming loop can drop imports/signatures by arithmetic
-        self._line_cost = _LINE_COST.get(unit)
-
-    def _cost(self, text: str) -> int:
-        n = text_size(text, self.unit, self.model)
-        return max(0, n - self.specials)  # [CLS]/[SEP] (tokens only) are paid once, by the body
-
-    def _signature(self, raw: Any) -> str:
-        hit = self._sigs.get(id(raw))
-        if hit is None or hit[0] is not raw:
-            hit = self._sigs[id(raw)] = (raw, _signature(self.tree, raw))
-        return hit[1]
-
-    def build(self, span: Span, count: bool = False) -> str:
-        """Header for ``span`` (imports already inside the body and signatures it starts with are left out)."""
-        if self.budget <= 0:
-            return ""
-        start, end = span.start, span.end
-        sigs = [self._signature(n) for n in span.ctx if n.start_byte < start]
-        imps = [t for a, b, t in self.imports if not (start <= a and b <= end)]
-        path_line = self.path
-        truncated = False
-        cost = self._line_cost
-        if cost is not None:
-            # same drops as the loop below, without re-joining the header for each: while over budget (then the
-            # header has a non-empty line and its size is the sum of its lines' sizes) drop the last import,
-            # then the outermost signature; the loop then checks the exact header and trims the path if needed
-            total = cost(path_line) + sum(map(cost, imps)) + sum(map(cost, sigs))
-            budget = self.budget
-            while total > budget and imps:
-                total -= cost(imps.pop())
-                truncated = True
-            while total > budget and sigs:
-                total -= cost(sigs.pop(0))
-                truncated = True
-        while True:
-            lines = [path_line, *imps, *sigs]
-            header = "\n".join(x for x in lines if x) + "\n"
-            if self._cost(header) <= self.budget:
-                break
-            truncated = True
-            if imps:
-                imps.pop()
-            elif sigs:
-                sigs.pop(0)  # outermost first: the innermost signature says most about the piece
-            elif path_line:
-                path_line = path_line[1:] if len(path_line) > 1 else ""
-            else:
-                header = ""
-                break
-        if truncated and count:
-            _bump(self.stats, "header_truncated")
-        return header
-
-
-def _chars_line(line: str) -> int:
-    return len(line) + 1 if line else 0  # the line and its newline
-
-
-def _nonws_line(line: str) -> int:
-    return nonws_len(line)  # the newline is whitespace
-
-
-_LINE_COST = {"chars": _chars_line, "nonws_chars": _nonws_line}
-
-
-def _signature(tree: SyntaxTree | None, raw: Any) -> str:
-    if tree is None:
-        return ""
-    return Node(raw, tree).signature[:_SIG_MAX]
 
 
 def _metadata(tree: SyntaxTree | None, span: Span, language: str | None,
@@ -225,11 +134,11 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
     table; ``language`` forces one. Unknown languages are cut by lines (counted as ``fallback_files``).
 
     ``errors``, when given, gets ``path``'s ERROR/MISSING regions as line ranges if it did not parse cleanly (see
-    :func:`~pytest_chunkeval.chunking.contract.note_error_lines`).
+    :func:`~pytest_chunkeval.chunking.strategy_base.note_error_lines`).
     """
     check_unit(size_unit)
     policy = _policy(merge, chunk_by_node_type)
-    budget = _header_budget(max_chunk_size, preserve_context, max_header_size)
+    budget = header_budget(max_chunk_size, preserve_context, max_header_size)
     body_max = max_chunk_size - budget
     if body_max < (3 if size_unit == "tokens" else 1):
         raise ValueError(f"max_chunk_size {max_chunk_size} leaves no room for a body after a {budget} header")
@@ -253,7 +162,7 @@ def ast_chunks(code: str, path: str, *, max_chunk_size: int = 1000, min_chunk_si
         splitter = Splitter(tree, size, body_max, by_type=policy != "greedy", isolate=policy == "isolate",
                             stats=stats)
         spans = fold_small(splitter.run(), splitter, min_chunk_size)
-    headers = _Headers(path, tree, size_unit, budget, stats, model)
+    headers = Headers(path, tree, size_unit, budget, stats, model)
     lang = tree.spec.name if tree is not None else None
     if size_unit == "tokens":
         spans = [q for sp in spans for q in _fit(sp, data, headers, size, max_chunk_size, size_unit, model)]
@@ -299,7 +208,7 @@ def _policy(merge: str | None, chunk_by_node_type: bool) -> str:
     return merge
 
 
-def _fit(sp: Span, data: bytes, headers: _Headers, size: Any, max_size: int, unit: str,
+def _fit(sp: Span, data: bytes, headers: Headers, size: Any, max_size: int, unit: str,
          model: TokenModel | None) -> list[Span]:
     """For tokens, re-check the exact count of header + body and re-cut by lines until it fits the window."""
     if unit != "tokens":
@@ -392,7 +301,7 @@ class AstChunker(Strategy):
             if size_unit != "tokens":
                 raise ValueError(f"max_chunk_size={WINDOW!r} needs size_unit='tokens', not {size_unit!r}")
         else:
-            _header_budget(int(max_chunk_size), preserve_context, max_header_size)  # validate now, not per file
+            header_budget(int(max_chunk_size), preserve_context, max_header_size)  # validate now, not per file
         self.name = name
         self.opts: dict[str, Any] = dict(
             min_chunk_size=min_chunk_size, chunk_by_node_type=chunk_by_node_type,
@@ -418,7 +327,8 @@ class AstChunker(Strategy):
     def source_files(self) -> list[Path]:
         """The engine and the language table decide the chunks, so they feed the index fingerprint."""
         from pytest_chunkeval.chunking import sizing
-        from pytest_chunkeval.chunking.ast import languages, tree
+        from pytest_chunkeval.chunking.ast import headers, kind_table, languages, parsing, spans, tree
         from pytest_chunkeval.chunking.ast import split as ast_split
 
-        return [Path(m.__file__) for m in (languages, tree, ast_split, sizing) if m.__file__]
+        return [Path(m.__file__) for m in (languages, parsing, tree, kind_table, spans, ast_split, headers, sizing)
+                if m.__file__]

@@ -1,6 +1,6 @@
 """A watchdog process for grammars that can hang where tree-sitter cannot cancel them.
 
-Most grammars honour the parse deadline (:func:`~pytest_chunkeval.chunking.ast.tree.parse_bytes`), but an external
+Most grammars honour the parse deadline (:func:`~pytest_chunkeval.chunking.ast.parsing.parse_bytes`), but an external
 scanner that loops never reports progress: tree-sitter-kotlin 1.1 spins forever on ``val N = 1\\n@*@``.
 For languages marked ``isolate=True`` the file is first parsed in a long-lived child process; if the child does
 not answer in time it is killed (and restarted on the next file) and the caller falls back to line chunking.

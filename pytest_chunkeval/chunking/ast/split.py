@@ -2,7 +2,8 @@
 
 Why spans: the chunker decides *where to cut* on byte offsets only; text, lines and headers are produced once at
 the end. Every span boundary lies on a node boundary or a line/character boundary, and consecutive spans share
-their boundary, so the bodies concatenate back to the file exactly (lossless by construction).
+their boundary, so the bodies concatenate back to the file exactly (lossless by construction). The spans and the
+line cut are :mod:`.spans`; what each node is, read from a per-language symbol table, is :mod:`.kind_table`.
 
 The recipe, per node list (the root's children first):
 
@@ -24,87 +25,13 @@ from __future__ import annotations
 from itertools import chain, islice
 from typing import Any
 
+from pytest_chunkeval.chunking.ast.kind_table import ERROR_ENTRY, NEEDS_KIND_OF, symbol_table
 from pytest_chunkeval.chunking.ast.languages import UNIT_KINDS
+from pytest_chunkeval.chunking.ast.spans import Span, line_spans
 from pytest_chunkeval.chunking.ast.tree import SyntaxTree, kind_of
 from pytest_chunkeval.chunking.sizing import SpanSizer, _byte_span
 
-
-class Span:
-    """A candidate chunk: ``[start, end)`` in bytes, which semantic unit it belongs to, and why it exists.
-
-    ``types`` lists the types of the whole (non-comment) nodes the splitter placed into it, in order (its
-    ``node_types`` metadata); ``nodes`` lists ``(node, type, kind)`` of those among them that have a semantic
-    kind (for ``kinds`` and ``symbols``). Nodes without a kind are kept as a type only: no tuple per child.
-
-    ``unit`` is -1 for glue (imports, statements, comments) or the id of the one unit the span holds or is a
-    piece of; pieces of a split unit carry the id of the outermost split unit, so they may fold together.
-    """
-
-    __slots__ = ("start", "end", "unit", "nodes", "ctx", "fallback", "error", "opens", "partial", "types")
-
-    def __init__(self, start: int, end: int, unit: int = -1, nodes: list[Any] | None = None,
-                 ctx: tuple[Any, ...] = (), fallback: bool = False, error: bool = False,
-                 types: list[str] | None = None) -> None:
-        self.start, self.end, self.unit = start, end, unit
-        self.nodes = nodes if nodes is not None else []
-        self.types = types if types is not None else []
-        self.ctx, self.fallback, self.error = ctx, fallback, error
-        self.opens = False  # starts a semantic unit: never appended to a piece of another unit
-        self.partial = False  # a piece of a node that had to be split: its text does not end a node
-
-    def __repr__(self) -> str:
-        return f"Span({self.start}, {self.end}, unit={self.unit})"
-
-
-_KIND_OF_TYPES: dict[int, tuple[Any, Any, frozenset[str], dict[int, tuple[str, bool, Any]]]] = {}
-_NEEDS_KIND_OF = object()  # marker in the per-symbol table: the kind depends on the node, ask :func:`kind_of`
-_ERROR_ENTRY = ("ERROR", False, _NEEDS_KIND_OF)  # for a symbol id not in the table (ERROR): ask :func:`kind_of`
 _END = (None,)  # after the last child: :meth:`Splitter.children` places the open segment
-
-
-def _tables(tree: SyntaxTree) -> tuple[frozenset[str], dict[int, tuple[str, bool, Any]]]:
-    """Per-language tables, cached per (spec, grammar): ``kind_of_types`` and ``symbols``.
-
-    ``kind_of_types``: node types whose kind needs :func:`kind_of`; for every other type a table look-up gives
-    the same answer. Wrappers and ``when`` rules look at children or text; a table type that the grammar also
-    uses for an anonymous token (Ruby's ``class`` keyword) must be checked for ``is_named``.
-
-    ``symbols``: grammar symbol id (``Node.kind_id``) -> ``(type, is_comment, kind)``, where ``type`` is the
-    string ``Node.type`` returns for that id (both are ``ts_language_symbol_name`` of the node's symbol), and
-    ``kind`` is the table kind, :data:`_NEEDS_KIND_OF`, or for a type whose only rule is ``when "@first"``
-    (Python's ``expression_statement``) ``(kind, ids)``: the kind when the node is named and its first named
-    child's symbol id is in ``ids`` - what :func:`kind_of` checks, on ids. Reading ``kind_id`` and indexing this
-    table costs less than ``Node.type``, which builds a new string for every node (and then hashes it for each
-    look-up).
-    """
-    spec = tree.spec
-    lang = tree.raw_tree.language
-    hit = _KIND_OF_TYPES.get(id(spec))
-    if hit is None or hit[0] is not spec or hit[1] is not lang:
-        shared = frozenset(t for t in spec.kinds if lang.id_for_node_kind(t, False) is not None)
-        kot = frozenset(spec.wrappers) | frozenset(spec.when) | shared
-        symbols: dict[int, tuple[str, bool, Any]] = {}
-        ids: dict[str, list[int]] = {}
-        for i in range(lang.node_kind_count):
-            name = lang.node_kind_for_id(i)
-            if name is not None:
-                ids.setdefault(name, []).append(i)
-        for name, same in ids.items():
-            kind: Any = _NEEDS_KIND_OF if name in kot else spec.kinds.get(name)
-            cond = spec.when.get(name)
-            if kind is _NEEDS_KIND_OF and name not in spec.wrappers and name not in shared and cond is not None \
-                    and cond[0] == "@first" and spec.kinds.get(name) is not None:
-                # only a ``when "@first"`` rule: (kind, ids of the allowed first named child), checked inline
-                kind = (spec.kinds[name], frozenset(i for t in cond[1] for i in ids.get(t, ())))
-            for i in same:
-                symbols[i] = (name, name in spec.comments, kind)
-        hit = _KIND_OF_TYPES[id(spec)] = (spec, lang, kot, symbols)
-    return hit[2], hit[3]
-
-
-def _kind_of_types(tree: SyntaxTree) -> frozenset[str]:
-    """Node types whose kind needs :func:`kind_of` (see :func:`_tables`)."""
-    return _tables(tree)[0]
 
 
 def _common(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -123,53 +50,6 @@ def _gap_cut(data: bytes, end: int, start: int) -> int:
     return start if nl < 0 else nl + 1
 
 
-def line_spans(data: bytes, a: int, b: int, size: SpanSizer, max_size: int,
-               ctx: tuple[Any, ...] = (), fallback: bool = True) -> list[Span]:
-    """Cut ``data[a:b]`` into spans of whole lines that fit; a line that alone is too big is cut by characters."""
-    out: list[Span] = []
-    cs = a  # start of the open span
-    pos = a
-    while pos < b:
-        nl = data.find(b"\n", pos, b)
-        le = b if nl < 0 else nl + 1
-        if size(cs, le) <= max_size:
-            pos = le
-            continue
-        if cs < pos:  # close the open span before this line
-            out.append(Span(cs, pos, ctx=ctx, fallback=fallback))
-            cs = pos
-            if size(cs, le) <= max_size:
-                pos = le
-                continue
-        while size(cs, le) > max_size:  # one line too big: cut by characters
-            cut = _char_cut(data, cs, le, size, max_size)
-            out.append(Span(cs, cut, ctx=ctx, fallback=fallback))
-            cs = cut
-        pos = le
-    if cs < b or not out:
-        out.append(Span(cs, b, ctx=ctx, fallback=fallback))
-    return out
-
-
-def _char_cut(data: bytes, a: int, b: int, size: SpanSizer, max_size: int) -> int:
-    """Largest character boundary ``c`` in ``(a, b)`` with ``size(a, c) <= max_size`` (at least one character)."""
-    lo, hi = a + 1, b - 1
-    best = a
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        if size(a, mid) <= max_size:
-            best, lo = mid, mid + 1
-        else:
-            hi = mid - 1
-    while best > a and (data[best] & 0xC0) == 0x80:  # never split inside a UTF-8 sequence
-        best -= 1
-    if best <= a:  # guarantee progress by one whole character
-        best = a + 1
-        while best < b and (data[best] & 0xC0) == 0x80:
-            best += 1
-    return best
-
-
 class Splitter:
     """One file's split-then-merge run; ``stats`` collects what happened (errors, fallbacks, leaf splits)."""
 
@@ -186,7 +66,7 @@ class Splitter:
         self.kinds = tree.spec.kinds
         self.has_error = tree.has_error
         self.comments = tree.spec.comments
-        self.symbols = _tables(tree)[1]
+        self.symbols = symbol_table(tree)[1]
 
     def _count(self, key: str, n: int = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
@@ -323,15 +203,15 @@ class Splitter:
         return out
 
     def _kind(self, node: Any, kind: Any) -> str | None:
-        """Kind of ``node`` from its table entry ``kind`` (see :func:`_tables`).
+        """Kind of ``node`` from its table entry ``kind`` (see :func:`symbol_table`).
 
         The one place the table's three forms are resolved, so every path gives a node the same kind: a string
-        or None is final; :data:`_NEEDS_KIND_OF` asks :func:`kind_of`; ``(kind, ids)`` is a ``when "@first"``
+        or None is final; :data:`NEEDS_KIND_OF` asks :func:`kind_of`; ``(kind, ids)`` is a ``when "@first"``
         rule checked on symbol ids (what :func:`kind_of` checks on type names, without building them).
         """
         if kind is None or kind.__class__ is str:
             return kind
-        if kind is _NEEDS_KIND_OF:
+        if kind is NEEDS_KIND_OF:
             return kind_of(self.spec, node, self.data)
         return kind[0] if node.is_named and node.named_child_count and \
             node.named_child(0).kind_id in kind[1] else None
@@ -392,7 +272,7 @@ class Splitter:
                 work.extend(reversed(self._segments(group, a, b, grouped=False)))
                 continue
             # the table kind; an ERROR node's symbol is not in the table: kind_of decides
-            mkind = None if main is None else symbols.get(main.kind_id, _ERROR_ENTRY)[2]
+            mkind = None if main is None else symbols.get(main.kind_id, ERROR_ENTRY)[2]
             is_error = errors and main is not None and main.is_error  # ERROR; zero-width MISSING just fits
             if fits and not is_error:
                 err = errors and main is not None and main.has_error

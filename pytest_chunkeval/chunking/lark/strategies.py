@@ -20,10 +20,10 @@ import hashlib
 from pathlib import Path
 from typing import Any, cast
 
-from pytest_chunkeval.chunking.contract import Strategy
 from pytest_chunkeval.chunking.lark.ast_summary import BLOCK_SUFFIX, serialize, summarize
 from pytest_chunkeval.chunking.lark.engine import BracketNewlines, LarkGrammar, SourceSyntaxError
 from pytest_chunkeval.chunking.metadata_text import render_header
+from pytest_chunkeval.chunking.strategy_base import Strategy
 from pytest_chunkeval.core.chunk import Chunk, line_starts, span_chunk
 
 

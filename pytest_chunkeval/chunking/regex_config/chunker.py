@@ -33,11 +33,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pytest_chunkeval.chunking.contract import WINDOW, Strategy
 from pytest_chunkeval.chunking.metadata_text import render_tags
 from pytest_chunkeval.chunking.regex_config.config import GrammarConfig, load_config
 from pytest_chunkeval.chunking.regex_config.scanner import Node, Scan, scan
 from pytest_chunkeval.chunking.sizing import check_unit
+from pytest_chunkeval.chunking.strategy_base import WINDOW, Strategy
 from pytest_chunkeval.core.chunk import Chunk, line_starts
 
 MAX_CONTEXT_CHARS = 200

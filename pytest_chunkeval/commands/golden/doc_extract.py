@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_chunkeval.chunking.ast.tree import parse_bytes, parser_for
+from pytest_chunkeval.chunking.ast.parsing import parse_bytes, parser_for
 from pytest_chunkeval.commands.golden.doc_langs import DocLanguage
 from pytest_chunkeval.commands.golden.text import first_sentence, strip_doc_markup
 

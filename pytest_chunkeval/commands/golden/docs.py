@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_chunkeval.chunking.ast.tree import ParseTimeout, parse_bytes, parser_for
+from pytest_chunkeval.chunking.ast.parsing import ParseTimeout, parse_bytes, parser_for
 from pytest_chunkeval.commands.golden.common import (
     SuiteQuery,
     VerbatimIndex,
