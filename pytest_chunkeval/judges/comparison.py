@@ -145,24 +145,6 @@ class StrategyComparison:
     def delta(self, mode: str, metric: str) -> MetricDelta | None:
         return next((d for d in self.deltas if d.mode == mode and d.metric == metric), None)
 
-    def problems(self) -> list[str]:
-        out = [
-            f"{d.metric} ({d.mode}) fell {d.base:.4f} -> {d.head:.4f} ({d.delta:+.4f}, 95% CI "
-            f"[{d.ci_low:+.3f}, {d.ci_high:+.3f}], paired p={d.p_value:.3f}"
-            + (f", adjusted {d.p_adjusted:.3f})" if d.p_adjusted is not None else ")")
-            for d in self.deltas
-            if d.regressed
-        ]
-        h = self.hits
-        if h is not None and h.regressed:
-            out.append(f"{h.lost} queries lost, {h.gained} gained of {h.paired} (net {-h.net:+.1%}, exact McNemar "
-                       f"p={h.p_value:.3f}" + (f", adjusted {h.p_adjusted:.3f})" if h.p_adjusted is not None else ")"))
-        if self.size_regressed:
-            out.append(f"index grew {self.base_size:.0f} -> {self.head_size:.0f} ({self.size_change:+.0%})")
-        if self.fail_on_new_warnings and self.new_warnings:
-            out.append(f"{len(self.new_warnings)} chunker warnings new on head (first: {self.new_warnings[0]})")
-        return out
-
 
 @dataclass
 class SuiteComparison:
@@ -374,53 +356,3 @@ def compare_run(
 def judged(base: SuiteResult | None, head: SuiteResult, policy: Policy) -> SuiteComparison:
     """One suite compared and decided as a family of its own: what a run of that suite alone would conclude."""
     return compare_run({head.key: base}, {head.key: head}, policy)[0][head.key]
-
-
-# -- JSON ----------------------------------------------------------------------------------------------------------
-
-
-def _change_dict(c: QueryChange) -> dict[str, Any]:
-    return {
-        "id": c.id,
-        "query": c.text,
-        "relevant": [{"path": r.path, "lines": list(r.lines) if r.lines else None} for r in c.relevant],
-        "base_rank": c.base_rank,
-        "head_rank": c.head_rank,
-        "base_chunks": [[s.path, s.start_line, s.end_line, s.kind] for s in c.base_chunks],
-        "head_chunks": [[s.path, s.start_line, s.end_line, s.kind] for s in c.head_chunks],
-        "head_top": [[r.path, r.start_line, r.end_line] for r in c.head_top],
-    }
-
-
-def comparison_dict(cmp: SuiteComparison) -> dict[str, Any]:
-    return {
-        "has_base": cmp.has_base,
-        "queries": {"added": cmp.added, "removed": cmp.removed, "changed": cmp.changed},
-        "strategies": {
-            name: {
-                "status": s.status,
-                "verdict": s.verdict,
-                "reason": s.reason,
-                "paired_queries": s.paired,
-                "metrics": [
-                    {"mode": d.mode, "metric": d.metric, "base": d.base, "head": d.head, "delta": d.delta,
-                     "ci_low": d.ci_low, "ci_high": d.ci_high, "p_value": d.p_value, "regressed": d.regressed,
-                     "gating": d.gating, "fell": d.fell, "p_adjusted": d.p_adjusted, "sd": d.sd, "mde": d.mde,
-                     "queries_for_tolerance": d.queries_for_tolerance}
-                    for d in s.deltas
-                ],
-                "hits": None if s.hits is None else {
-                    "lost": s.hits.lost, "gained": s.hits.gained, "paired": s.hits.paired, "net": s.hits.net,
-                    "p_value": s.hits.p_value, "p_adjusted": s.hits.p_adjusted, "fell": s.hits.fell,
-                    "regressed": s.hits.regressed},
-                "index": {"base": s.base_size, "head": s.head_size, "relative": s.size_change,
-                          "regressed": s.size_regressed, "base_chunks": s.base_chunks, "head_chunks": s.head_chunks},
-                "problems": s.problems(),
-                "lost": [_change_dict(c) for c in s.lost],
-                "gained": [_change_dict(c) for c in s.gained],
-                "files_rechunked": s.files_rechunked,
-                "new_warnings": s.new_warnings,
-            }
-            for name, s in cmp.strategies.items()
-        },
-    }
