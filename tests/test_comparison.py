@@ -7,7 +7,7 @@ import pytest
 from comparison_results import CHUNKS, compared_summary, result, spec, suite
 
 from pytest_chunkeval.judges.comparison import Policy, judged
-from pytest_chunkeval.output.comparison_text import problems
+from pytest_chunkeval.output.comparison_text import problems, reason
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.report import build_report, comparison_dict
 from pytest_chunkeval.output.tables import comparison_table, render_text
@@ -87,7 +87,7 @@ def test_strategies_only_on_one_side_are_said_not_compared() -> None:
     head = suite(SPECS, result("new", scores, CHUNKS))
     cmp = judged(base, head, Policy()).strategies
     assert (cmp["new"].status, cmp["old"].status) == ("new", "removed")
-    assert judged(None, head, Policy()).strategies["new"].reason == "suite not evaluated on base"
+    assert reason(judged(None, head, Policy()).strategies["new"]) == "suite not evaluated on base"
 
 
 def test_markdown_and_terminal_show_the_same_rows_and_the_details_a_reviewer_needs() -> None:

@@ -12,7 +12,7 @@ with the same strategy *searched the same way* (name and retrieval mode, :meth:`
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from pytest_chunkeval.core.vocabulary import DEFAULT_K, RANK_METRICS, RANK_MODES, metric_key
 from pytest_chunkeval.results.typed import ChunkSpan, QuerySpec, RankedChunk, StrategyResult, SuiteResult
@@ -20,6 +20,13 @@ from pytest_chunkeval.scoring.family import GATING, adjust, mde, per_test_alpha,
 from pytest_chunkeval.scoring.stats import bootstrap_ci, hits_test, paired_test
 
 EPS = 1e-12
+
+#: Why a strategy has no paired numbers, or needs none (``output.comparison_text.reason`` says it): "removed" no
+#: result on head; "unevaluated" none on base, "suite_unevaluated" not even its suite; "head_failed" / "base_failed"
+#: it failed to build on that side, "head_skipped" / "base_skipped" it was skipped there (``detail``: that side's own
+#: reason); "identical" the same chunks and rankings on both sides. "" for a strategy compared.
+Cause = Literal["", "removed", "unevaluated", "suite_unevaluated", "head_failed", "base_failed", "head_skipped",
+                "base_skipped", "identical"]
 
 
 @dataclass(frozen=True)
@@ -110,7 +117,8 @@ class StrategyComparison:
     suite: str
     strategy: str
     status: str  # unchanged | changed | new (no base) | removed (no head) | skipped | failed (to build on head)
-    reason: str = ""
+    cause: Cause = ""
+    detail: str = ""  # the failed or skipped side's own reason
     paired: int = 0
     deltas: list[MetricDelta] = field(default_factory=list)
     base_size: float = 0.0
@@ -258,16 +266,17 @@ def compare_strategy(
 ) -> StrategyComparison:
     name = (head or base).label  # type: ignore[union-attr]
     if head is None:
-        return StrategyComparison(suite, name, "removed", "evaluated on base, not on head")
+        return StrategyComparison(suite, name, "removed", "removed")
     if base is None:
-        return StrategyComparison(suite, name, "new", "not evaluated on base")
+        return StrategyComparison(suite, name, "new", "unevaluated")
     if head.failed:
-        return StrategyComparison(suite, name, "failed", f"failed to build on head: {head.failed}")
+        return StrategyComparison(suite, name, "failed", "head_failed", head.failed or "")
     if base.failed:
-        return StrategyComparison(suite, name, "new", f"failed to build on base: {base.failed}")
+        return StrategyComparison(suite, name, "new", "base_failed", base.failed or "")
     if head.skipped or base.skipped:
-        why = f"head: {head.skipped}" if head.skipped else f"base: {base.skipped}"  # the reason, said once per side
-        return StrategyComparison(suite, name, "skipped", why)
+        if head.skipped:  # the reason, said once per side
+            return StrategyComparison(suite, name, "skipped", "head_skipped", head.skipped or "")
+        return StrategyComparison(suite, name, "skipped", "base_skipped", base.skipped or "")
     measure = policy.size_measure
     cmp = StrategyComparison(
         suite, name, "changed", paired=len(paired),
@@ -280,7 +289,7 @@ def compare_strategy(
         base.queries[q].ranking == head.queries[q].ranking for q in paired
     )
     if identical_chunks and same_numbers:
-        cmp.status, cmp.reason = "unchanged", "identical chunks on base and head, identical rankings"
+        cmp.status, cmp.cause = "unchanged", "identical"
         return cmp
     cmp.files_rechunked = _rechunked(base, head)
     cmp.lost, cmp.gained = _query_changes(base, head, paired, specs)
@@ -316,7 +325,7 @@ def compare_one(base: SuiteResult | None, head: SuiteResult, name: str, policy: 
     """One result of ``head`` (labelled ``name``; else a base-only label) against the same strategy and retrieval
     mode in ``base``."""
     if base is None:
-        return StrategyComparison(head.key, name, "new", "suite not evaluated on base")
+        return StrategyComparison(head.key, name, "new", "suite_unevaluated")
     pairable = pairing(base, head)[3]
     h = head.strategies.get(name)
     b = _partner(base, h) if h is not None else base.strategies.get(name)

@@ -1,9 +1,12 @@
-"""A compared strategy's problems in words: each gating metric that fell, the queries lost, the index grown, the
-chunker warnings new on head, with the numbers that decided it.
+"""A compared strategy in words: why it has no paired numbers (:func:`reason`), and its problems (:func:`problems`):
+each gating metric that fell, the queries lost, the index grown, the chunker warnings new on head, with the numbers
+that decided it.
 
 :mod:`pytest_chunkeval.judges.comparison` decides which of them there are (``regressed`` on each delta and on the hit
 test, ``size_regressed``, ``new_warnings`` under the policy); every reader says them through :func:`problems`, so the
-comparison item's failure, the Markdown report and the JSON report's ``problems`` list say the same.
+comparison item's failure, the Markdown report and the JSON report's ``problems`` list say the same; and the
+status it gave a strategy it could not pair (``cause``), which the comparison item's skip, the tables and the JSON
+report's ``reason`` say through :func:`reason`.
 """
 from __future__ import annotations
 
@@ -11,6 +14,29 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pytest_chunkeval.judges.comparison import HitTest, MetricDelta, StrategyComparison
+
+
+#: The reasons that quote nothing of either side.
+REASONS = {
+    "removed": "evaluated on base, not on head",
+    "unevaluated": "not evaluated on base",
+    "suite_unevaluated": "suite not evaluated on base",
+    "identical": "identical chunks on base and head, identical rankings",
+}
+#: The reasons that quote the failed or skipped side's own (``detail``).
+QUOTED = {
+    "head_failed": "failed to build on head: {}",
+    "base_failed": "failed to build on base: {}",
+    "head_skipped": "head: {}",
+    "base_skipped": "base: {}",
+}
+
+
+def reason(cmp: StrategyComparison) -> str:
+    """Why ``cmp`` has no paired numbers, or needs none ("" for a strategy compared)."""
+    if cmp.cause in QUOTED:
+        return QUOTED[cmp.cause].format(cmp.detail)
+    return REASONS.get(cmp.cause, "")
 
 
 def _adjusted(p_adjusted: float | None) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from pytest_chunkeval.judges.comparison import QueryChange, SuiteComparison
 from pytest_chunkeval.judges.judged_run import Summary, Verdict
-from pytest_chunkeval.output.comparison_text import problems
+from pytest_chunkeval.output.comparison_text import problems, reason
 from pytest_chunkeval.output.headline import one_line
 
 # 3: every strategy entry names its strategy and retrieval mode ("strategy", "retrieval"); the top-level "retrieval"
@@ -93,7 +93,7 @@ def comparison_dict(cmp: SuiteComparison) -> dict[str, Any]:
             name: {
                 "status": s.status,
                 "verdict": s.verdict,
-                "reason": s.reason,
+                "reason": reason(s),
                 "paired_queries": s.paired,
                 "metrics": [
                     {"mode": d.mode, "metric": d.metric, "base": d.base, "head": d.head, "delta": d.delta,

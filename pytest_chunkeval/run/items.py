@@ -19,7 +19,7 @@ from pytest_chunkeval.core.golden import GoldenError, GoldenSuite
 from pytest_chunkeval.core.grid import keyword
 from pytest_chunkeval.core.vocabulary import metric_key
 from pytest_chunkeval.judges.verdict import FailureKind
-from pytest_chunkeval.output import messages
+from pytest_chunkeval.output import comparison_text, messages
 from pytest_chunkeval.output.escape import log_lines, log_text, node_id
 from pytest_chunkeval.run.item_failures import (
     BuildFailure,
@@ -362,7 +362,7 @@ class ComparisonItem(EvalItem):
         if isinstance(cmp, Failed):  # no base to compare with
             self.fail_with(cmp)
         if cmp.status in ("new", "removed", "skipped"):
-            pytest.skip(messages.no_comparison(node.reg.name, cmp.status, cmp.reason))
+            pytest.skip(messages.no_comparison(node.reg.name, cmp.status, comparison_text.reason(cmp)))
         if cmp.failed:
             o = state.options
             raise ReportedFailure(messages.comparison_failure(
