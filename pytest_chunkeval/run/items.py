@@ -259,6 +259,9 @@ class BuildFailedItem(EvalItem):
 
 
 class QueryItem(EvalItem):
+    """One query of the suite: its outcome recorded, then reported as :func:`.parts.query_outcome.query_outcome`
+    decides it (the item maps the value to a pass, an xfail with its reason, or a failure of its kind)."""
+
     def __init__(self, *, query_id: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.query_id = query_id
