@@ -45,7 +45,9 @@ def _plain(config: pytest.Config) -> None:
     from pytest_chunkeval.settings.flags import cleaning
 
     if cleaning(config) and not config.option.collectonly:
-        raise pytest.UsageError("--chunkeval-clean cleans the index before an evaluation: add --chunkeval")
+        from pytest_chunkeval.output.usage import clean_without_evaluation
+
+        raise pytest.UsageError(clean_without_evaluation())
     register_fixtures(config, evaluating=False)
 
 
@@ -82,8 +84,9 @@ def _start(config: pytest.Config) -> None:
     config.pluginmanager.register(run_hooks, run_hooks.PLUGIN_NAME)
     if not is_worker(config):  # as junitxml: the outputs are written where every report is heard, once
         if config.pluginmanager.is_blocked(PLUGIN_NAME):  # a run with no verdict could exit 0
-            raise pytest.UsageError(f"-p no:{PLUGIN_NAME}: a --chunkeval run's outputs decide its verdict and exit "
-                                    "status; they cannot be turned off (leave out the output flags instead)")
+            from pytest_chunkeval.output.usage import outputs_blocked
+
+            raise pytest.UsageError(outputs_blocked(PLUGIN_NAME))
         config.pluginmanager.register(SessionOutputs(config, state, NamedReport), PLUGIN_NAME)
 
 
@@ -115,6 +118,7 @@ def _import_strategy_conftests(o: Options) -> None:
     """An isolated run (``chunkeval run``) loads no conftest (``--noconftest``): the project's tests' setup is not
     the evaluation's. A conftest that defines strategies still counts, so those are imported here."""
     from pytest_chunkeval.chunking.strategy_files import discover_suites, import_conftest
+    from pytest_chunkeval.output.usage import strategy_conftest_failed
     from pytest_chunkeval.run.isolation import strategy_conftests
 
     suites = [*discover_suites(o.rootdir, o.golden_patterns), *o.golden_paths]
@@ -123,8 +127,7 @@ def _import_strategy_conftests(o: Options) -> None:
         try:
             import_conftest(path)
         except ImportError as exc:
-            raise pytest.UsageError(f"{exc} (chunkeval run imports the conftests that define strategies: those "
-                                    "that use pytest_chunkeval)") from None
+            raise pytest.UsageError(strategy_conftest_failed(exc)) from None
 
 
 def _check_models(config: pytest.Config, state: RunState) -> None:

@@ -86,7 +86,7 @@ def made_comparison() -> SuiteComparison:
                        (ChunkSpan("a.py#0", "a.py", 1, 2, "block"),), (RankedChunk("z#0", "z.py", 1, 2, 0.8),))
     ast = StrategyComparison(KEY, "ast", "changed", paired=2, deltas=deltas, base_size=1000, head_size=1024,
                              base_chunks=2, head_chunks=3, lost=[lost], files_rechunked=["a.py"])
-    peers = StrategyComparison(KEY, "peers", "skipped", reason="base: handles none")
+    peers = StrategyComparison(KEY, "peers", "skipped", "base_skipped", "handles none")
     return SuiteComparison(KEY, True, added=["q9"], strategies={"ast": ast, "peers": peers})
 
 

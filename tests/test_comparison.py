@@ -6,9 +6,10 @@ import json
 import pytest
 from comparison_results import CHUNKS, compared_summary, result, spec, suite
 
-from pytest_chunkeval.judges.comparison import Policy, comparison_dict, judged
+from pytest_chunkeval.judges.comparison import Policy, judged
+from pytest_chunkeval.output.comparison_text import problems, reason
 from pytest_chunkeval.output.markdown import document
-from pytest_chunkeval.output.report import build_report
+from pytest_chunkeval.output.report import build_report, comparison_dict
 from pytest_chunkeval.output.tables import comparison_table, render_text
 from pytest_chunkeval.results.typed import (
     ChunkSpan,
@@ -44,7 +45,7 @@ def test_a_significant_fall_fails_and_names_lost_queries_with_the_chunks_that_mo
     assert [(c.start_line, c.end_line) for c in lost.head_chunks] == [(1, 3), (4, 9)]
     assert cmp.files_rechunked == ["a.py"]
     assert [r.path for r in lost.head_top] == ["z.py"] * 3  # what head ranks first instead
-    assert "ndcg@10 (file) fell 1.0000 -> 0.6000" in cmp.problems()[0]
+    assert "ndcg@10 (file) fell 1.0000 -> 0.6000" in problems(cmp)[0]
 
 
 def test_a_fall_within_tolerance_or_not_significant_passes_unless_significance_is_off() -> None:
@@ -61,7 +62,7 @@ def test_index_growth_fails_at_the_adrs_fifty_percent_and_an_empty_base_never_di
     base = suite(SPECS, result("ast", scores, CHUNKS, size=1000, digest="x"))
     assert judged(base, suite(SPECS, result("ast", scores, CHUNKS, 1499, "y")), Policy()).strategies["ast"].failed is False
     grown = judged(base, suite(SPECS, result("ast", scores, CHUNKS, 1500, "y")), Policy()).strategies["ast"]
-    assert grown.size_regressed and "index grew 1000 -> 1500 (+50%)" in grown.problems()
+    assert grown.size_regressed and "index grew 1000 -> 1500 (+50%)" in problems(grown)
     empty = suite(SPECS, result("ast", scores, (), size=0, digest="x"))
     cmp = judged(empty, suite(SPECS, result("ast", scores, CHUNKS, 1500, "y")), Policy()).strategies["ast"]
     assert cmp.size_change is None and not cmp.size_regressed
@@ -86,7 +87,7 @@ def test_strategies_only_on_one_side_are_said_not_compared() -> None:
     head = suite(SPECS, result("new", scores, CHUNKS))
     cmp = judged(base, head, Policy()).strategies
     assert (cmp["new"].status, cmp["old"].status) == ("new", "removed")
-    assert judged(None, head, Policy()).strategies["new"].reason == "suite not evaluated on base"
+    assert reason(judged(None, head, Policy()).strategies["new"]) == "suite not evaluated on base"
 
 
 def test_markdown_and_terminal_show_the_same_rows_and_the_details_a_reviewer_needs() -> None:
@@ -214,7 +215,7 @@ def test_whole_queries_lost_fail_through_the_hit_test_even_when_no_mean_moves() 
     assert h is not None and (h.lost, h.gained, h.paired) == (12, 0, 60) and h.p_value == 2 * 0.5**12
     assert h.p_adjusted == min(1.0, 3 * h.p_value)  # one family: NDCG, R and the hit test
     assert h.regressed and c.failed and c.verdict == "worse"
-    assert any("12 queries lost, 0 gained of 60" in p for p in c.problems())
+    assert any("12 queries lost, 0 gained of 60" in p for p in problems(c))
     assert comparison_dict(judged(base, head, Policy()))["strategies"]["ast"]["hits"]["regressed"] is True
 
 

@@ -12,6 +12,7 @@ from pytest_chunkeval.core.ranking import Relevant
 from pytest_chunkeval.evaluation.build_facts import BuildFacts
 from pytest_chunkeval.judges.comparison import MetricDelta, QueryChange, StrategyComparison
 from pytest_chunkeval.output import messages
+from pytest_chunkeval.output.comparison_text import problems
 from pytest_chunkeval.results.typed import ChunkSpan, RankedChunk
 from pytest_chunkeval.run.items import QUALITY, QUALITY_CHECKS, ReportedFailure
 from pytest_chunkeval.scoring.outcomes import QueryOutcome
@@ -147,7 +148,7 @@ def test_a_failed_comparison_says_its_rule_its_problems_and_what_was_lost() -> N
         "ast got worse than on base main (12 paired queries; a fall of file-mode NDCG or R, or a net share of queries "
         "lost (lost minus gained), counts past 0.02 with a paired p below 0.05 after holm adjustment across the "
         "run's 2 gating tests; index growth of 10% fails):",
-        *(f"  {p}" for p in cmp.problems()),
+        *(f"  {p}" for p in problems(cmp)),
         "lost queries (a relevant chunk in the top 10 on base, none on head):",
         "  q2: rank 1 -> none — where is\\nq2",  # the query's text escaped: it never starts a log line of its own
         "    relevant a.py:1-5, b.py; chunks there on base: a.py:1-2 block; on head: none",

@@ -245,7 +245,7 @@ def test_the_json_report_writes_the_stored_judgement_and_verdict(tmp_path: Path)
                                  "strategy": "crashy", "retrieval": "hybrid"}
     assert entries["java_only"]["skipped"].startswith("handles none") and "vs_baseline" not in entries["java_only"]
     assert list(entries["ast"])[-2:] == ["vs_baseline", "gates"]  # where the report has always had them
-    assert report["verdict"]["passed"] is False and report["verdict"]["headline"] == VERDICT.headline
+    assert report["verdict"]["passed"] is False and report["verdict"]["headline"] == headline.one_line(VERDICT)
     assert report["verdict"]["reasons"][0]["settle"] == "intended? nothing to record"
     cmp = report["suites"][KEY]["comparison"]["strategies"]["ast"]
     assert cmp["verdict"] == "worse" and cmp["lost"][0]["id"] == "q2" and cmp["index"]["relative"] == 0.024

@@ -8,7 +8,7 @@ import pytest
 from comparison_results import CHUNKS, compared_summary, result, spec, suite
 
 from pytest_chunkeval.judges.verdict import Failure
-from pytest_chunkeval.output.headline import markdown, text_lines
+from pytest_chunkeval.output.headline import markdown, one_line, text_lines
 from pytest_chunkeval.output.markdown import document
 from pytest_chunkeval.output.report import build_report
 from pytest_chunkeval.output.tables import summary_text
@@ -53,7 +53,7 @@ def test_each_failed_item_is_sorted_into_a_reason_with_what_settles_it() -> None
     miss = verdict.reasons[1]
     assert miss.lines == ("golden/a/queries.yaml::ast::q3: MISS: ast: no chunk in the top 10 overlaps a relevant "
                           "line span",) and f"`{ACCEPT}`" in miss.settle
-    assert verdict.headline.startswith("FAIL: strategies that failed to build (1); queries missed")
+    assert one_line(verdict).startswith("FAIL: strategies that failed to build (1); queries missed")
 
 
 def test_a_failure_is_judged_by_the_kind_its_item_gave_it_not_by_its_id_or_text() -> None:
@@ -71,7 +71,7 @@ def test_a_failure_is_judged_by_the_kind_its_item_gave_it_not_by_its_id_or_text(
 
 
 def test_no_failure_is_a_pass_and_a_failed_comparison_brings_its_numbers() -> None:
-    assert judge(None, []).passed and judge(None, []).headline == "PASS"
+    assert judge(None, []).passed and one_line(judge(None, [])) == "PASS"
     summary = _regressed_summary()
     summary.family_size = 2
     verdict = judge(summary, [Failure("s.yaml::ast::vs-base", "comparison", "ast got worse than on base main")])

@@ -77,7 +77,8 @@ def decide(base: Path, head: Path) -> dict[str, Any]:
     0.01, alpha 0.05, Holm, size and new-warning gates) at the report's k: the per-suite comparisons as the report's
     ``comparison`` sections would hold them."""
     from pytest_chunkeval.core.vocabulary import DEFAULT_K
-    from pytest_chunkeval.judges.comparison import Policy, compare_run, comparison_dict
+    from pytest_chunkeval.judges.comparison import Policy, compare_run
+    from pytest_chunkeval.output.report import comparison_dict
     from pytest_chunkeval.results.typed import suites_from_report
 
     head_report = json.loads(head.read_text(encoding="utf-8"))

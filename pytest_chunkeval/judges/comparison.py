@@ -12,7 +12,7 @@ with the same strategy *searched the same way* (name and retrieval mode, :meth:`
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from pytest_chunkeval.core.vocabulary import DEFAULT_K, RANK_METRICS, RANK_MODES, metric_key
 from pytest_chunkeval.results.typed import ChunkSpan, QuerySpec, RankedChunk, StrategyResult, SuiteResult
@@ -20,6 +20,13 @@ from pytest_chunkeval.scoring.family import GATING, adjust, mde, per_test_alpha,
 from pytest_chunkeval.scoring.stats import bootstrap_ci, hits_test, paired_test
 
 EPS = 1e-12
+
+#: Why a strategy has no paired numbers, or needs none (``output.comparison_text.reason`` says it): "removed" no
+#: result on head; "unevaluated" none on base, "suite_unevaluated" not even its suite; "head_failed" / "base_failed"
+#: it failed to build on that side, "head_skipped" / "base_skipped" it was skipped there (``detail``: that side's own
+#: reason); "identical" the same chunks and rankings on both sides. "" for a strategy compared.
+Cause = Literal["", "removed", "unevaluated", "suite_unevaluated", "head_failed", "base_failed", "head_skipped",
+                "base_skipped", "identical"]
 
 
 @dataclass(frozen=True)
@@ -110,7 +117,8 @@ class StrategyComparison:
     suite: str
     strategy: str
     status: str  # unchanged | changed | new (no base) | removed (no head) | skipped | failed (to build on head)
-    reason: str = ""
+    cause: Cause = ""
+    detail: str = ""  # the failed or skipped side's own reason
     paired: int = 0
     deltas: list[MetricDelta] = field(default_factory=list)
     base_size: float = 0.0
@@ -144,24 +152,6 @@ class StrategyComparison:
 
     def delta(self, mode: str, metric: str) -> MetricDelta | None:
         return next((d for d in self.deltas if d.mode == mode and d.metric == metric), None)
-
-    def problems(self) -> list[str]:
-        out = [
-            f"{d.metric} ({d.mode}) fell {d.base:.4f} -> {d.head:.4f} ({d.delta:+.4f}, 95% CI "
-            f"[{d.ci_low:+.3f}, {d.ci_high:+.3f}], paired p={d.p_value:.3f}"
-            + (f", adjusted {d.p_adjusted:.3f})" if d.p_adjusted is not None else ")")
-            for d in self.deltas
-            if d.regressed
-        ]
-        h = self.hits
-        if h is not None and h.regressed:
-            out.append(f"{h.lost} queries lost, {h.gained} gained of {h.paired} (net {-h.net:+.1%}, exact McNemar "
-                       f"p={h.p_value:.3f}" + (f", adjusted {h.p_adjusted:.3f})" if h.p_adjusted is not None else ")"))
-        if self.size_regressed:
-            out.append(f"index grew {self.base_size:.0f} -> {self.head_size:.0f} ({self.size_change:+.0%})")
-        if self.fail_on_new_warnings and self.new_warnings:
-            out.append(f"{len(self.new_warnings)} chunker warnings new on head (first: {self.new_warnings[0]})")
-        return out
 
 
 @dataclass
@@ -276,16 +266,17 @@ def compare_strategy(
 ) -> StrategyComparison:
     name = (head or base).label  # type: ignore[union-attr]
     if head is None:
-        return StrategyComparison(suite, name, "removed", "evaluated on base, not on head")
+        return StrategyComparison(suite, name, "removed", "removed")
     if base is None:
-        return StrategyComparison(suite, name, "new", "not evaluated on base")
+        return StrategyComparison(suite, name, "new", "unevaluated")
     if head.failed:
-        return StrategyComparison(suite, name, "failed", f"failed to build on head: {head.failed}")
+        return StrategyComparison(suite, name, "failed", "head_failed", head.failed or "")
     if base.failed:
-        return StrategyComparison(suite, name, "new", f"failed to build on base: {base.failed}")
+        return StrategyComparison(suite, name, "new", "base_failed", base.failed or "")
     if head.skipped or base.skipped:
-        why = f"head: {head.skipped}" if head.skipped else f"base: {base.skipped}"  # the reason, said once per side
-        return StrategyComparison(suite, name, "skipped", why)
+        if head.skipped:  # the reason, said once per side
+            return StrategyComparison(suite, name, "skipped", "head_skipped", head.skipped or "")
+        return StrategyComparison(suite, name, "skipped", "base_skipped", base.skipped or "")
     measure = policy.size_measure
     cmp = StrategyComparison(
         suite, name, "changed", paired=len(paired),
@@ -298,7 +289,7 @@ def compare_strategy(
         base.queries[q].ranking == head.queries[q].ranking for q in paired
     )
     if identical_chunks and same_numbers:
-        cmp.status, cmp.reason = "unchanged", "identical chunks on base and head, identical rankings"
+        cmp.status, cmp.cause = "unchanged", "identical"
         return cmp
     cmp.files_rechunked = _rechunked(base, head)
     cmp.lost, cmp.gained = _query_changes(base, head, paired, specs)
@@ -334,7 +325,7 @@ def compare_one(base: SuiteResult | None, head: SuiteResult, name: str, policy: 
     """One result of ``head`` (labelled ``name``; else a base-only label) against the same strategy and retrieval
     mode in ``base``."""
     if base is None:
-        return StrategyComparison(head.key, name, "new", "suite not evaluated on base")
+        return StrategyComparison(head.key, name, "new", "suite_unevaluated")
     pairable = pairing(base, head)[3]
     h = head.strategies.get(name)
     b = _partner(base, h) if h is not None else base.strategies.get(name)
@@ -374,53 +365,3 @@ def compare_run(
 def judged(base: SuiteResult | None, head: SuiteResult, policy: Policy) -> SuiteComparison:
     """One suite compared and decided as a family of its own: what a run of that suite alone would conclude."""
     return compare_run({head.key: base}, {head.key: head}, policy)[0][head.key]
-
-
-# -- JSON ----------------------------------------------------------------------------------------------------------
-
-
-def _change_dict(c: QueryChange) -> dict[str, Any]:
-    return {
-        "id": c.id,
-        "query": c.text,
-        "relevant": [{"path": r.path, "lines": list(r.lines) if r.lines else None} for r in c.relevant],
-        "base_rank": c.base_rank,
-        "head_rank": c.head_rank,
-        "base_chunks": [[s.path, s.start_line, s.end_line, s.kind] for s in c.base_chunks],
-        "head_chunks": [[s.path, s.start_line, s.end_line, s.kind] for s in c.head_chunks],
-        "head_top": [[r.path, r.start_line, r.end_line] for r in c.head_top],
-    }
-
-
-def comparison_dict(cmp: SuiteComparison) -> dict[str, Any]:
-    return {
-        "has_base": cmp.has_base,
-        "queries": {"added": cmp.added, "removed": cmp.removed, "changed": cmp.changed},
-        "strategies": {
-            name: {
-                "status": s.status,
-                "verdict": s.verdict,
-                "reason": s.reason,
-                "paired_queries": s.paired,
-                "metrics": [
-                    {"mode": d.mode, "metric": d.metric, "base": d.base, "head": d.head, "delta": d.delta,
-                     "ci_low": d.ci_low, "ci_high": d.ci_high, "p_value": d.p_value, "regressed": d.regressed,
-                     "gating": d.gating, "fell": d.fell, "p_adjusted": d.p_adjusted, "sd": d.sd, "mde": d.mde,
-                     "queries_for_tolerance": d.queries_for_tolerance}
-                    for d in s.deltas
-                ],
-                "hits": None if s.hits is None else {
-                    "lost": s.hits.lost, "gained": s.hits.gained, "paired": s.hits.paired, "net": s.hits.net,
-                    "p_value": s.hits.p_value, "p_adjusted": s.hits.p_adjusted, "fell": s.hits.fell,
-                    "regressed": s.hits.regressed},
-                "index": {"base": s.base_size, "head": s.head_size, "relative": s.size_change,
-                          "regressed": s.size_regressed, "base_chunks": s.base_chunks, "head_chunks": s.head_chunks},
-                "problems": s.problems(),
-                "lost": [_change_dict(c) for c in s.lost],
-                "gained": [_change_dict(c) for c in s.gained],
-                "files_rechunked": s.files_rechunked,
-                "new_warnings": s.new_warnings,
-            }
-            for name, s in cmp.strategies.items()
-        },
-    }

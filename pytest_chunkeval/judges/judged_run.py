@@ -31,12 +31,6 @@ class Verdict:
     reasons: list[Reason] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # worth knowing, failing nothing
 
-    @property
-    def headline(self) -> str:
-        if self.passed:
-            return "PASS"
-        return f"FAIL: {'; '.join(f'{r.title} ({len(r.lines)})' for r in self.reasons)}"
-
 
 @dataclass
 class Summary:

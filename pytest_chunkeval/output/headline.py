@@ -33,6 +33,14 @@ def context(summary: Summary) -> str:
     return "; ".join(parts)
 
 
+def one_line(verdict: Verdict) -> str:
+    """The verdict in one line, as the JSON report's ``headline`` holds it: PASS, or FAIL and each reason's title
+    with its count."""
+    if verdict.passed:
+        return "PASS"
+    return f"FAIL: {'; '.join(f'{r.title} ({len(r.lines)})' for r in verdict.reasons)}"
+
+
 def _shown(lines: tuple[str, ...]) -> list[str]:
     more = [f"… and {len(lines) - SHOWN} more (see the JSON report)"] if len(lines) > SHOWN else []
     return [*lines[:SHOWN], *more]

@@ -12,6 +12,7 @@ from pytest_chunkeval.core.vocabulary import CHUNK, FILE
 from pytest_chunkeval.judges.comparison import QueryChange, StrategyComparison
 from pytest_chunkeval.judges.judged_run import Summary
 from pytest_chunkeval.output import headline
+from pytest_chunkeval.output.comparison_text import problems
 from pytest_chunkeval.output.escape import html_text, md_code, md_text
 from pytest_chunkeval.output.tables import (
     comparison_legend,
@@ -129,7 +130,7 @@ def sections(summary: Summary) -> list[str]:
         for c in summary.comparisons[key].strategies.values():
             if c.failed:
                 # A problem may quote a new warning, which names a corpus file.
-                part += [f"- **{md_text(c.strategy)}**: " + md_text("; ".join(c.problems()))]
+                part += [f"- **{md_text(c.strategy)}**: " + md_text("; ".join(problems(c)))]
         out.append("\n".join(part) + "\n")
     for key, suite in summary.suites.items():
         part = [f"## {md_text(suite.heading)}", ""]

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_chunkeval.output.comparison_text import problems
 from pytest_chunkeval.output.escape import log_text
 
 if TYPE_CHECKING:
@@ -297,7 +298,7 @@ def comparison_failure(cmp: StrategyComparison, *, against: str, k: int, toleran
     lines = [f"{cmp.strategy} got worse than on {against} ({cmp.paired} paired queries; a fall of file-mode "
              f"NDCG or R, or a net share of queries lost (lost minus gained), counts past {tolerance} with "
              f"{significance}; index growth of {size_increase:.0%} fails):"]
-    lines += [f"  {p}" for p in cmp.problems()]
+    lines += [f"  {p}" for p in problems(cmp)]
     if cmp.lost:
         lines.append(f"lost queries (a relevant chunk in the top {k} on base, none on head):")
         for q in cmp.lost[:LOST_QUERIES]:

@@ -15,8 +15,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from pytest_chunkeval.judges.comparison import comparison_dict
-from pytest_chunkeval.judges.judged_run import Summary
+from pytest_chunkeval.judges.comparison import QueryChange, SuiteComparison
+from pytest_chunkeval.judges.judged_run import Summary, Verdict
+from pytest_chunkeval.output.comparison_text import problems, reason
+from pytest_chunkeval.output.headline import one_line
 
 # 3: every strategy entry names its strategy and retrieval mode ("strategy", "retrieval"); the top-level "retrieval"
 # may be a comma list, and then entries are keyed by row label (``ast[vector]``). Version 2 reports still read.
@@ -69,6 +71,54 @@ def build_report(summary: Summary, root: Path, complete: bool = True) -> dict[st
     }
 
 
+def _change_dict(c: QueryChange) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "query": c.text,
+        "relevant": [{"path": r.path, "lines": list(r.lines) if r.lines else None} for r in c.relevant],
+        "base_rank": c.base_rank,
+        "head_rank": c.head_rank,
+        "base_chunks": [[s.path, s.start_line, s.end_line, s.kind] for s in c.base_chunks],
+        "head_chunks": [[s.path, s.start_line, s.end_line, s.kind] for s in c.head_chunks],
+        "head_top": [[r.path, r.start_line, r.end_line] for r in c.head_top],
+    }
+
+
+def comparison_dict(cmp: SuiteComparison) -> dict[str, Any]:
+    """A suite's comparison as the report's ``comparison`` section: every number, and the problems in words."""
+    return {
+        "has_base": cmp.has_base,
+        "queries": {"added": cmp.added, "removed": cmp.removed, "changed": cmp.changed},
+        "strategies": {
+            name: {
+                "status": s.status,
+                "verdict": s.verdict,
+                "reason": reason(s),
+                "paired_queries": s.paired,
+                "metrics": [
+                    {"mode": d.mode, "metric": d.metric, "base": d.base, "head": d.head, "delta": d.delta,
+                     "ci_low": d.ci_low, "ci_high": d.ci_high, "p_value": d.p_value, "regressed": d.regressed,
+                     "gating": d.gating, "fell": d.fell, "p_adjusted": d.p_adjusted, "sd": d.sd, "mde": d.mde,
+                     "queries_for_tolerance": d.queries_for_tolerance}
+                    for d in s.deltas
+                ],
+                "hits": None if s.hits is None else {
+                    "lost": s.hits.lost, "gained": s.hits.gained, "paired": s.hits.paired, "net": s.hits.net,
+                    "p_value": s.hits.p_value, "p_adjusted": s.hits.p_adjusted, "fell": s.hits.fell,
+                    "regressed": s.hits.regressed},
+                "index": {"base": s.base_size, "head": s.head_size, "relative": s.size_change,
+                          "regressed": s.size_regressed, "base_chunks": s.base_chunks, "head_chunks": s.head_chunks},
+                "problems": problems(s),
+                "lost": [_change_dict(c) for c in s.lost],
+                "gained": [_change_dict(c) for c in s.gained],
+                "files_rechunked": s.files_rechunked,
+                "new_warnings": s.new_warnings,
+            }
+            for name, s in cmp.strategies.items()
+        },
+    }
+
+
 def run_identity(k: int, model: dict[str, Any], modes: tuple[str, ...]) -> dict[str, Any]:
     """What another run must share to be compared with this one (comparable.FIELDS)."""
     from pytest_chunkeval.core.vocabulary import DEFAULT_BUDGETS
@@ -78,10 +128,10 @@ def run_identity(k: int, model: dict[str, Any], modes: tuple[str, ...]) -> dict[
                     metric_set(k, DEFAULT_BUDGETS), str(model.get("revision") or ""))
 
 
-def _verdict_dict(verdict: Any) -> dict[str, Any] | None:
+def _verdict_dict(verdict: Verdict | None) -> dict[str, Any] | None:
     if verdict is None:
         return None
-    return {"passed": verdict.passed, "headline": verdict.headline, "notes": list(verdict.notes),
+    return {"passed": verdict.passed, "headline": one_line(verdict), "notes": list(verdict.notes),
             "reasons": [{"title": r.title, "lines": list(r.lines), "settle": r.settle} for r in verdict.reasons]}
 
 

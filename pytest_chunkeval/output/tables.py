@@ -27,6 +27,7 @@ from pytest_chunkeval.core.vocabulary import (
 )
 from pytest_chunkeval.judges.comparison import MetricDelta, StrategyComparison
 from pytest_chunkeval.judges.judged_run import Summary
+from pytest_chunkeval.output import comparison_text
 from pytest_chunkeval.output.escape import log_lines, log_text, md_cell, md_text
 from pytest_chunkeval.results.typed import StrategyResult, SuiteResult
 
@@ -233,9 +234,9 @@ def _verdict_cell(c: StrategyComparison) -> str:
     if c.status == "unchanged":
         return "unchanged"
     if c.status == "failed":
-        return c.reason
+        return comparison_text.reason(c)
     if c.status != "changed":
-        return f"{c.status}: {c.reason}"
+        return f"{c.status}: {comparison_text.reason(c)}"
     lost = f", lost {len(c.lost)}" if c.lost else ""
     gained = f", gained {len(c.gained)}" if c.gained else ""
     return ("FAIL" if c.failed else "ok") + lost + gained
@@ -313,7 +314,7 @@ def not_compared_lines(summary: Summary, key: str) -> list[str]:
     by_reason: dict[str, list[str]] = {}
     for name, c in summary.comparisons[key].strategies.items():
         if c.status == "skipped":
-            by_reason.setdefault(c.reason, []).append(name)
+            by_reason.setdefault(comparison_text.reason(c), []).append(name)
     return [log_text(f"{', '.join(names)} (skipped on {reason})") for reason, names in by_reason.items()]
 
 

@@ -1,6 +1,7 @@
 """What a run says when its settings cannot be run as they are: no suite, no strategy, a name that exists nowhere, a
-base made unlike this run. pytest shows each as a usage error before any item runs (or, on a pytest-xdist worker, the
-comparison items say the base's); the run decides when, these functions only say it.
+model no embedder serves, a flag without the run it needs, the outputs blocked, a strategy conftest that does not
+import, a base made unlike this run. pytest shows each as a usage error before any item runs (or, on a pytest-xdist
+worker, the comparison items say the base's); the run decides when, these functions only say it.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ STRATEGIES = "--chunkeval-strategies / ini chunkeval_strategies"
 GRID = "--chunkeval-grid / ini chunkeval_grid"
 BASELINE = "--chunkeval-baseline / ini chunkeval_baseline"
 GATE = "--chunkeval-gate / ini chunkeval_gate_candidates"
+MODEL = "--chunkeval-model / ini chunkeval_model"
 
 
 def no_golden_suite(patterns: Sequence[str], rootdir: Path) -> str:
@@ -65,3 +67,25 @@ def not_comparable(found: Sequence[str], base: str | None, compare: Path | None)
     return (f"{what} was not made like this run, so no number of it is compared with this run's "
             "(evaluate both sides with the same settings and corpus):\n"
             + "\n".join(f"  {log_text(d)}" for d in found))
+
+
+def unregistered_embedder(model: str | None, route: str) -> str:
+    """A model served through a ``route`` no embedder registers, and where one is registered from."""
+    return (f"{MODEL}: {model}: no embedder is registered as {route!r} (@pytest_chunkeval.embedder({route!r}) in a "
+            "conftest.py or a strategies-folder file, or an entry point in group pytest_chunkeval.embedders)")
+
+
+def clean_without_evaluation() -> str:
+    """--chunkeval-clean in a run that evaluates nothing: it has no index to clean."""
+    return "--chunkeval-clean cleans the index before an evaluation: add --chunkeval"
+
+
+def outputs_blocked(plugin: str) -> str:
+    """The outputs' ``plugin`` blocked with ``-p no:``: the run would have no verdict, and could exit 0."""
+    return (f"-p no:{plugin}: a --chunkeval run's outputs decide its verdict and exit status; they cannot be turned "
+            "off (leave out the output flags instead)")
+
+
+def strategy_conftest_failed(error: ImportError) -> str:
+    """A conftest that defines strategies that ``chunkeval run`` could not import."""
+    return f"{error} (chunkeval run imports the conftests that define strategies: those that use pytest_chunkeval)"

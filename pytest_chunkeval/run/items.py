@@ -10,7 +10,7 @@ first model's too), and evaluates with that model's state (:meth:`RunState.model
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, assert_never
 
 import pytest
 
@@ -19,7 +19,7 @@ from pytest_chunkeval.core.golden import GoldenError, GoldenSuite
 from pytest_chunkeval.core.grid import keyword
 from pytest_chunkeval.core.vocabulary import metric_key
 from pytest_chunkeval.judges.verdict import FailureKind
-from pytest_chunkeval.output import messages
+from pytest_chunkeval.output import comparison_text, messages
 from pytest_chunkeval.output.escape import log_lines, log_text, node_id
 from pytest_chunkeval.run.item_failures import (
     BuildFailure,
@@ -32,6 +32,17 @@ from pytest_chunkeval.run.item_failures import (
 from pytest_chunkeval.run.library_warnings import MARK_ARGS, dependency_warnings
 from pytest_chunkeval.run.parts import STATE_KEY
 from pytest_chunkeval.run.parts.failures import Failed
+from pytest_chunkeval.run.parts.query_outcome import (
+    Counted,
+    Fixed,
+    Missed,
+    MissedAccepted,
+    MissedAgainstBase,
+    MissedAtGridPoint,
+    MissedNoRecordYet,
+    MissedUnlisted,
+    query_outcome,
+)
 from pytest_chunkeval.run.quality_checks import QUALITY, QUALITY_CHECKS
 
 if TYPE_CHECKING:
@@ -248,44 +259,37 @@ class BuildFailedItem(EvalItem):
 
 
 class QueryItem(EvalItem):
+    """One query of the suite: its outcome recorded, then reported as :func:`.parts.query_outcome.query_outcome`
+    decides it (the item maps the value to a pass, an xfail with its reason, or a failure of its kind)."""
+
     def __init__(self, *, query_id: str, **kw: Any) -> None:
         super().__init__(**kw)
         self.query_id = query_id
 
     def runtest(self) -> None:
-        state = state_of(self)
-        node = self.strategy_node
-        run = self.evaluation()
-        outcome = run.outcomes[self.query_id]
-        self.outcome = outcome
-        state.ledger.record(node.suite, node.reg.name, self.query_id, outcome.hit, node.mode, node.reg.family)
-        if state.options.accept_misses:
-            return
-        if state.base.comparing:  # one query is evidence; the comparison item's hit test decides
-            if not outcome.hit:
-                found = state.base.ranked(node.suite, node.reg.name, self.query_id, node.mode)
+        state, node = state_of(self), self.strategy_node
+        self.outcome = self.evaluation().outcomes[self.query_id]
+        state.ledger.record(node.suite, node.reg.name, self.query_id, self.outcome.hit, node.mode, node.reg.family)
+        match query_outcome(state.ledger, state.base, node.suite, node.reg, node.mode, self.query_id,
+                            self.outcome.hit):
+            case Counted():
+                return
+            case MissedAgainstBase(found):
                 xfail(messages.miss_against_base(found, state.options.k, f"{node.name}::{comparison_name(state)}"))
-            return
-        if node.reg.point and not state.options.gate_grid:  # a sweep measures its points; it does not gate them
-            if not outcome.hit:
+            case MissedAtGridPoint():
                 xfail(messages.MISSED_AT_GRID_POINT)
-            return
-        record, settings = state.ledger.record_of(node.suite), state.ledger.section_for(node.mode)
-        if not record.holds(settings):  # nothing recorded yet: listed at the end, with the command that records it
-            if not outcome.hit:
-                xfail(messages.no_record_yet(record.path, settings))
-            return
-        ids, own = record.accepted(settings, node.reg.name, node.reg.family)
-        accepted = self.query_id in ids
-        if not outcome.hit and accepted:
-            xfail(messages.accepted_miss(record.path, None if own else node.reg.family))
-        strict = state.options.misses == "fail"
-        if not outcome.hit:
-            if not strict:
-                xfail(messages.miss_not_recorded(record.path))
-            raise QueryMiss()
-        if accepted and own and strict:
-            raise QueryFixed()
+            case MissedNoRecordYet(record, settings):
+                xfail(messages.no_record_yet(record, settings))
+            case MissedAccepted(record, family):
+                xfail(messages.accepted_miss(record, family))
+            case MissedUnlisted(record):
+                xfail(messages.miss_not_recorded(record))
+            case Missed():
+                raise QueryMiss()
+            case Fixed():
+                raise QueryFixed()
+            case unknown:
+                assert_never(unknown)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if not isinstance(excinfo.value, (QueryMiss, QueryFixed)):
@@ -361,7 +365,7 @@ class ComparisonItem(EvalItem):
         if isinstance(cmp, Failed):  # no base to compare with
             self.fail_with(cmp)
         if cmp.status in ("new", "removed", "skipped"):
-            pytest.skip(messages.no_comparison(node.reg.name, cmp.status, cmp.reason))
+            pytest.skip(messages.no_comparison(node.reg.name, cmp.status, comparison_text.reason(cmp)))
         if cmp.failed:
             o = state.options
             raise ReportedFailure(messages.comparison_failure(

@@ -105,6 +105,7 @@ class RunState:
         import pytest
 
         from pytest_chunkeval.core.model_files import ModelIntegrityError, ModelNotFoundError, check_model
+        from pytest_chunkeval.output import usage
         from pytest_chunkeval.retrieval.remote import OPENAI, registered, route_of
 
         for state in self.model_states():
@@ -112,15 +113,12 @@ class RunState:
                 if route[0] != OPENAI and registered(route[0]) is None:
                     self.catalog.load_strategies()  # the strategies folder's files may register it
                     if registered(route[0]) is None:
-                        raise pytest.UsageError(
-                            f"--chunkeval-model / ini chunkeval_model: {state.options.model}: no embedder is "
-                            f"registered as {route[0]!r} (@pytest_chunkeval.embedder({route[0]!r}) in a conftest.py "
-                            "or a strategies-folder file, or an entry point in group pytest_chunkeval.embedders)")
+                        raise pytest.UsageError(usage.unregistered_embedder(state.options.model, route[0]))
                 continue
             try:
                 check_model(state.options.model, state.options.allow_download, self.write)
             except (ModelIntegrityError, ModelNotFoundError) as exc:
-                raise pytest.UsageError(f"--chunkeval-model / ini chunkeval_model: {exc}") from None
+                raise pytest.UsageError(usage.setting_problem(usage.MODEL, exc)) from None
 
     def close(self) -> None:
         """Release what the session started (a Ray cluster of --chunkeval-engine ray), for every model."""

@@ -14,6 +14,8 @@ hands values between them.
   and the one place the run's failures are kept;
 - :mod:`.judgements` — every judgement made once: against the baseline (gates) and against the base (the family);
 - :mod:`.ledger` — the accepted-misses records and this run's outcomes against them;
+- :mod:`.query_outcome` — what one query's hit or miss means for its item (passes, which xfail, which failure),
+  as a value the item maps;
 - :mod:`.exchange` — pytest-xdist: what a worker sends and what the controller merges;
 - :mod:`.progress` — progress lines for long work.
 """
