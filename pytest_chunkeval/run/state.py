@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_chunkeval.run.parts.base_side import BaseSide
 from pytest_chunkeval.run.parts.catalog import Catalog
-from pytest_chunkeval.run.parts.context import ModelContext
+from pytest_chunkeval.run.parts.context import ModelContext, ModelPart
 from pytest_chunkeval.run.parts.exchange import WorkerExchange
 from pytest_chunkeval.run.parts.head_side import HeadSide
 from pytest_chunkeval.run.parts.judgements import Judgements
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pytest_chunkeval.settings.options import Options
 
 
-class RunState:
+class RunState(ModelPart):
     """One run (of one model, in a run of several: :meth:`model_states`), as its parts:
 
     - ``catalog``: the suites and strategies; ``head``: the evaluator; ``base``: what the run compares with;
@@ -47,7 +47,7 @@ class RunState:
                  tty: bool = False, *, suites: dict[Path, GoldenSuite] | None = None,
                  records: dict[Path, AcceptedMisses] | None = None, model_label: str = "",
                  notes: list[str] | None = None) -> None:
-        self._context = ModelContext(options, model_label, write, tty)
+        super().__init__(ModelContext(options, model_label, write, tty))
         self.notes: list[str] = [] if notes is None else notes  # said in the header: strategies replacing others
         self._model_states: list[RunState] | None = None  # every model's state, once split
         self.catalog = Catalog(self.context, suites)
@@ -56,15 +56,6 @@ class RunState:
         self.judgements = Judgements(self.context, self.catalog, self.head, self.base)
         self.ledger = MissLedger(self.context, self.catalog, self.head, records)
         self.exchange = WorkerExchange(self.context)
-
-    @property
-    def context(self) -> ModelContext:
-        """This state's model: fixed for the state's life (another model is another state)."""
-        return self._context
-
-    @property
-    def options(self) -> Options:
-        return self.context.options
 
     @property
     def write(self) -> Callable[[str], object]:
