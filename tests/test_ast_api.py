@@ -1,6 +1,7 @@
 """The AST API (pytest_chunkeval.chunking.ast) and the chunker's documented behaviours, language by language."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -191,6 +192,22 @@ def test_kotlin_hang_is_cancelled_not_fatal() -> None:
     code = "const val N = 1\n@*@"
     chunks = ast_chunks(code, "a.kt", stats=stats)
     assert stats.get("parse_timeouts") == 1 and "".join(c.source for c in chunks) == code
+
+
+def test_the_watchdog_ends_with_the_process_that_started_it() -> None:
+    """A Kotlin file starts the watchdog child; when the process exits, the child ends too, and Python (in dev mode,
+    where an unfinished subprocess or an open pipe is a ResourceWarning) has nothing to warn about."""
+    script = ("import os; from pytest_chunkeval import ast_chunks; "
+              "from pytest_chunkeval.chunking.ast import guard; "
+              "ast_chunks('fun top() = 2\\n', 'a.kt'); "
+              "print(*[g.proc.pid for g in guard._GUARDS.values() if g.proc is not None])")
+    out = subprocess.run([sys.executable, "-X", "dev", "-c", script], capture_output=True, text=True, check=True)
+    pids = [int(p) for p in out.stdout.split()]
+    assert pids, "the Kotlin file did not start a watchdog"
+    assert "ResourceWarning" not in out.stderr, out.stderr
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 def test_importing_the_package_does_not_import_tree_sitter() -> None:
