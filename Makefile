@@ -71,11 +71,13 @@ test-wheel: setup
 	CHUNKEVAL_WHEEL_TEST=1 TORCH="$(TORCH)" TORCH_INDEX="$(TORCH_INDEX)" $(PYTEST) tests/test_installed_wheel.py -s $(ARGS)
 
 # ruff and mypy as configured in pyproject.toml ([tool.ruff], [tool.mypy]); golden corpora are excluded there.
-# Then the package's import cycles, lazy and type-only imports included (tools/import_graph.py; none allowed).
+# Then the package's import cycles and its layers, lazy and type-only imports included (tools/import_graph.py: no
+# cycle, no import of a higher layer's folder, none a folder's Imports: line does not name).
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python tools/import_graph.py --cycles --typing
+	$(BIN)/python tools/import_graph.py --layers --typing
 
 # Benchmarks (docs/benchmarks.md): `make bench` prints pytest-benchmark's table and a summary of the rates (MB/s,
 # texts/s, tokens/s, p50/p95); `make bench-save` also stores the run under .benchmarks/, and `make bench-compare`
