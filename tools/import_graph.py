@@ -244,8 +244,7 @@ def unplaced(graph: dict[str, list[Edge]], package: str = PACKAGE, layers: tuple
 
 def top_level(graph: dict[str, list[Edge]], package: str = PACKAGE) -> list[str]:
     """The modules of the package's own top level (its ``__init__`` included)."""
-    return [m for m in graph if m == package or (m.count(".") == package.count(".") + 1
-                                                   and not _is_folder(m, package))]
+    return [m for m in graph if layer_of(m, package) == TOP]
 
 
 def upward(graph: dict[str, list[Edge]], package: str = PACKAGE, layers: tuple[str, ...] = LAYERS) -> list[Edge]:

@@ -270,13 +270,13 @@ def compare_strategy(
     if base is None:
         return StrategyComparison(suite, name, "new", "unevaluated")
     if head.failed:
-        return StrategyComparison(suite, name, "failed", "head_failed", head.failed or "")
+        return StrategyComparison(suite, name, "failed", "head_failed", head.failed)
     if base.failed:
-        return StrategyComparison(suite, name, "new", "base_failed", base.failed or "")
-    if head.skipped or base.skipped:
-        if head.skipped:  # the reason, said once per side
-            return StrategyComparison(suite, name, "skipped", "head_skipped", head.skipped or "")
-        return StrategyComparison(suite, name, "skipped", "base_skipped", base.skipped or "")
+        return StrategyComparison(suite, name, "new", "base_failed", base.failed)
+    if head.skipped:  # the reason, said once per side (head's when both skipped)
+        return StrategyComparison(suite, name, "skipped", "head_skipped", head.skipped)
+    if base.skipped:
+        return StrategyComparison(suite, name, "skipped", "base_skipped", base.skipped)
     measure = policy.size_measure
     cmp = StrategyComparison(
         suite, name, "changed", paired=len(paired),

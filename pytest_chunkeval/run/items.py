@@ -211,8 +211,8 @@ class EvalItem(pytest.Item):
         if failed.cause == "build":  # the strategy's rows say "failed", in every mode
             raise BuildFailure(messages.build_failed(node.reg.name, failed.reason))
         if failed.cause == "model":  # every strategy would fail the same way, and pay: the session stops
-            self.session.shouldstop = messages.model_failed(failed.error)
-            raise ReportedFailure(messages.model_failed(failed.error))
+            said = self.session.shouldstop = messages.model_failed(failed.error)
+            raise ReportedFailure(said)
         if failed.cause == "base":
             raise ReportedFailure(failed.reason)
         raise failed.error
